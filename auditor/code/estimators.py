@@ -147,7 +147,7 @@ _PUBLISHED_SPLITS = ("train", "test", "validation", "valid", "dev", "eval", "uns
 # from the texts (a pretrained one used as it is learns nothing from the rows).
 HF_TRAIN_NEW = "train_new_from_iterator"
 HF_TOKENIZER = "transformers.PreTrainedTokenizer"
-_FITS = frozenset({"fit", "partial_fit", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
+_FITS = frozenset({"fit", "partial_fit", "fit_partial", "fit_on_texts", "adapt", "train_from_iterator", "build_vocab"})
 _SCORES = frozenset({"score", "evaluate"})
 
 

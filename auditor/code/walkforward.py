@@ -9,7 +9,7 @@ import ast
 
 def adds_to_history(node: ast.AST) -> bool:
     """Whether the loop's body fits a model on a name (`ARIMA(history).fit()`, `m.fit(history)`) and adds to that
-    name (`history.append(obs)`, `history = pd.concat([history, row])`, `history = np.append(history, obs)`)."""
+    name (`history.append(obs)`, `history += [obs]`, `history = pd.concat([history, row])`)."""
     if not isinstance(node, ast.For | ast.AsyncFor | ast.While):
         return False
     fitted: set[str] = set()
@@ -21,6 +21,8 @@ def adds_to_history(node: ast.AST) -> bool:
                     fitted |= {n.id for n in ast.walk(found) if isinstance(n, ast.Name)}
                 if found.func.attr in ("append", "extend", "insert") and isinstance(found.func.value, ast.Name):
                     grown.add(found.func.value.id)
+            if isinstance(found, ast.AugAssign) and isinstance(found.target, ast.Name):  # history += [obs]
+                grown.add(found.target.id)
             if isinstance(found, ast.Assign) and len(found.targets) == 1 and isinstance(found.targets[0], ast.Name):
                 name = found.targets[0].id
                 if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(found.value)):

@@ -111,6 +111,12 @@ ui = mmread("plays.mtx").tocsr()
             "m = LightFM(loss='warp')\nm.fit(tr, epochs=5)\nprint(precision_at_k(m, te, train_interactions=tr))\n",
             [],
         ),
+        # LightFM trained an epoch at a time by fit_partial
+        (
+            "tr, te = random_train_test_split(ui, test_percentage=0.2)\nm = LightFM(loss='warp')\n"
+            "for _ in range(5):\n    m.fit_partial(ui)\nprint(precision_at_k(m, te, train_interactions=tr))\n",
+            [("overlap", 4)],
+        ),
     ],
 )
 def test_splits_of_an_interaction_matrix(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:

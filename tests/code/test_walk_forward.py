@@ -301,6 +301,7 @@ _FIT = """\
         ("list(tr)", "for t in range(len(te)):", "    history = history + [te[t]]", "te"),
         ("list(tr)", "for t in range(len(te)):", "    history = history[1:] + [te[t]]", "te"),
         ("list(tr)", "for t in range(len(te)):", "    history += [te[t]]", "te"),
+        ("list(tr)", "for obs in te:", "    history += [obs]", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])

@@ -15,6 +15,7 @@ from auditor.code.walkforward import adds_to_history
     [
         ("for obs in test:\n    fit = ARIMA(history).fit()\n    history.append(obs)", True),
         ("for obs in test:\n    m.fit(history)\n    history = pd.concat([history, obs])", True),
+        ("for obs in test:\n    fit = ARIMA(history).fit()\n    history += [obs]", True),
         ("while t < n:\n    fit = ARIMA(history).fit()\n    history = np.append(history, test[t])\n    t += 1", True),
         # fitted on one name, another grown; or nothing fitted
         ("for obs in test:\n    m.fit(train)\n    preds.append(m.predict(obs))", False),
