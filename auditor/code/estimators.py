@@ -928,8 +928,8 @@ class Estimators(WalkState):
         return False
 
     def note_appended_after_fit(self, datas: list[Data], node: ast.expr | ast.stmt) -> None:
-        """Note the rows of each pass's own slice (`test.iloc[t:t + 1]`, bounds counted from the loop's number)
-        put together in a loop after a model of that loop was trained: the next pass's model trains on them."""
+        """Note the rows of each pass's own row or slice (`test.iloc[t:t + 1]`, `test[t]`, the `obs` of `for obs in
+        test`) added in a loop after a model of that loop was trained: the next pass's model trains on them."""
         if not self.loops:
             return
         lid = self.loops[-1]
@@ -1199,8 +1199,8 @@ class Estimators(WalkState):
             ]
             if learners:
                 strongest = max(learners, key=lambda p: list(Strength).index(p.role.strength))  # type: ignore[union-attr]
-                # "each category's mean label (TargetEncoder; also StandardScaler's statistics)": what the
-                # strongest step learns, named, then the other steps that learn
+                # "each category's mean label (TargetEncoder; also StandardScaler)": what the strongest step
+                # learns, named, then the other steps that learn
                 others = sorted({p.name for p in learners if p.name != strongest.name})
                 also = f"; also {' and '.join(others)}" if others else ""
                 learns = f"{strongest.role.learns} ({strongest.name}{also})"  # type: ignore[union-attr]

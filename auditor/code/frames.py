@@ -2081,11 +2081,12 @@ def _dates_only(data: Data) -> bool:
     return data.picked and len(data.sources) == 1 and data.sources <= data.dates
 
 
-# numpy's index tricks that put arrays together: np.c_[X, y] as column_stack, np.r_[a, b] as concatenate
 # What a key of an archive's array says of its role, not of its part: X_test, y_test, test_x, labels_train
 _ARRAY_ROLE = re.compile(r"(?i)^(x|y|features?|labels?|targets?|inputs?)_|_(x|y|features?|labels?|targets?)$")
+# Keys that name a role only, no part: the archive's own rows
 _ROLE_ONLY = re.compile(r"(?i)x|y|features?|labels?|targets?|inputs?|data|arr_\d+")
-_SIDES = ("head", "tail")
+_SIDES = ("head", "tail")  # the two sides of a cut of a series, in order
+# numpy's index tricks that put arrays together: np.c_[X, y] as column_stack, np.r_[a, b] as concatenate
 _STACKERS = {"numpy.c_": "numpy.column_stack", "numpy.r_": "numpy.concatenate"}
 # Running totals, maxima, minima and products: of every row up to and with each one
 _RUNNING = frozenset({"cumsum", "cumprod", "cummax", "cummin"})

@@ -1200,16 +1200,14 @@ class _Rules:
                     named = ", ".join(repr(d) for d in derived)
                     detail = (
                         f"{named} computed from '{via}', which the label '{label}' was computed from, "
-                        f"{'are' if len(derived) > 1 else 'is'} among the "
-                        "features"
+                        f"{'are' if len(derived) > 1 else 'is'} among the features"
                     )
                 elif spread:
                     named = ", ".join(repr(d) for d in derived)
                     srcs = " and ".join(repr(s) for s in sorted(sources))
                     detail = (
                         f"{named}, computed from {srcs}, which the label '{label}' was computed from, "
-                        f"{'are' if len(derived) > 1 else 'is'} among the "
-                        "features"
+                        f"{'are' if len(derived) > 1 else 'is'} among the features"
                     )
                 elif derived:
                     named = ", ".join(repr(d) for d in derived)
