@@ -1130,10 +1130,11 @@ class _Rules:
 
     def label_in_features(self) -> list[Leak]:
         leaks: dict[Site, Leak] = {}
+        # a cross-validation first: its fold models (return_estimator=True) are trained where it is called
         pairs: list[tuple[Site, str, Data | None, Data | None, frozenset[int]]] = [
-            (t.site, t.what, t.x, t.y, frozenset({t.model})) for t in self.r.trains.values()
+            (e.site, e.what, e.x, e.y, e.models) for e in self._evaluations() if e.cross_validation
         ]
-        pairs += [(e.site, e.what, e.x, e.y, e.models) for e in self._evaluations() if e.cross_validation]
+        pairs += [(t.site, t.what, t.x, t.y, frozenset({t.model})) for t in self.r.trains.values()]
         for site, what, x, y, models in pairs:
             regression = self._regression(models)
             if x is not None and x.columns is not None:

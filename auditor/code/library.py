@@ -991,7 +991,7 @@ class Library(Estimators, TorchLoops):
         fold_models = returned is not None and self.ev(returned.value).const is True and len(models) == 1
         if name == "cross_validate" and fold_models and returned is not None:
             # each fold's fitted model, cv["estimator"]: models trained on these rows, to be scored elsewhere
-            folds = self._fold_models(next(iter(models)), x, y, kwargs.get("cv"), returned)
+            folds = self._fold_models(next(iter(models)), x, y, kwargs.get("cv"), returned, node)
             results = self.obj(node.func, CONTAINER)
             results.elements = Value(scores=frozenset({eid}))
             results.entries.update(
@@ -1012,9 +1012,12 @@ class Library(Estimators, TorchLoops):
             return Value(items=(each, each), scores=each.scores, stats=each.stats)
         return Value(scores=frozenset({eid}))
 
-    def _fold_models(self, model: int, x: Data | None, y: Data | None, cv: Value | None, at: ast.keyword) -> Obj:
+    def _fold_models(
+        self, model: int, x: Data | None, y: Data | None, cv: Value | None, at: ast.keyword, call: ast.Call
+    ) -> Obj:
         """The list of the models cross_validate(return_estimator=True) fitted, one per fold: one object built as
-        ``model`` was, built anew in each of the folds' passes (as many as `cv` says, 5 by default)."""
+        ``model`` was, built anew in each of the folds' passes (as many as `cv` says, 5 by default), trained where
+        the call is (a finding about their training is the cross-validation's, one finding)."""
         built = self.record.objects[model]
         fold = self.obj(at, built.qualname, built.role)
         fold.node, fold.steps, fold.params = built.node, list(built.steps), dict(built.params)
@@ -1027,7 +1030,7 @@ class Library(Estimators, TorchLoops):
         if type(count) is int and count > 0:
             self.record.pass_counts[passes] = count
         fold.loops = (*self.loops, passes)
-        trained = self.train(at, f"{built.name}.fit (a fold of cross_validate)", fold, x, y)
+        trained = self.train(call, f"{built.name}.fit (a fold of cross_validate)", fold, x, y)
         trained.loops = fold.loops
         fold.trains = frozenset({trained.id})
         return self.container(at.value, Value(objects=frozenset({fold.id})))

@@ -60,6 +60,12 @@ X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
             "print([accuracy_score(y_te, e.predict(X_te)) for e in cv['estimator']])\n",
             [],
         ),
+        # the label among the features of a cross-validation that returns its fold models: one finding, its own
+        (
+            "cv = cross_validate(DecisionTreeClassifier(), df, y, cv=5, return_estimator=True)\n"
+            "print(cv['test_score'].mean())\n",
+            ["label_in_features"],
+        ),
         # without the models: the cross-validated scores alone, as before
         ("cv = cross_validate(DecisionTreeClassifier(), X, y, cv=5)\nprint(cv['test_score'].mean())\n", []),
     ],
