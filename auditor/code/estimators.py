@@ -929,7 +929,8 @@ class Estimators(WalkState):
 
     def note_appended_after_fit(self, datas: list[Data], node: ast.expr | ast.stmt) -> None:
         """Note the rows of each pass's own row or slice (`test.iloc[t:t + 1]`, `test[t]`, the `obs` of `for obs in
-        test`) added in a loop after a model of that loop was trained: the next pass's model trains on them."""
+        test`) added in a loop after a model of that loop was trained (the next pass's model trains on them), or
+        before it (the pass's model has seen the row it forecasts)."""
         if not self.loops:
             return
         lid = self.loops[-1]
@@ -938,12 +939,13 @@ class Estimators(WalkState):
             lid in t.loops and t.site.line < node.lineno and t.site.via == self.site(node).via
             for t in self.record.trains.values()
         )
-        if not trained_before:
-            return
         for data in datas:
             for atom in data.rows:
                 if atom.parts and any(counts_from(atom.parts[-1], name) for name in names):
-                    self.record.appended_after_fit.add(atom)
+                    if trained_before:
+                        self.record.appended_after_fit.add(atom)
+                    else:
+                        self.record.added_before_fit.setdefault(atom, node.lineno)
 
     def _container_method(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call

@@ -226,6 +226,9 @@ class Record:
     # rows a loop's pass appends to a history after it trained on that history (`history = pd.concat([history,
     # test.iloc[t:t + 1]])` after the fit): a walk forward, whose models forecast rows after the ones they saw
     appended_after_fit: set[Atom] = field(default_factory=set)
+    # the same rows added before the pass's fit (`history.append(test[t])`, then `ARIMA(history).fit()`), by the
+    # line that adds them: the model forecasting a pass's row has seen it
+    added_before_fit: dict[Atom, int] = field(default_factory=dict)
     # what cross_val_predict's models learned, in the predictions it gives: a score of those predictions is
     # out of fold, but a model trained on them and scored on some of the same rows read the other rows' labels
     out_of_fold: set[int] = field(default_factory=set)

@@ -898,6 +898,14 @@ class Walker(Calls, Frames):
         found = self.container(node, joined)
         for i, value in enumerate(values):
             found.entries[i] = value
+        starred = [v for e, v in zip(elts, values, strict=True) if isinstance(e, ast.Starred)]
+        if container and isinstance(node, ast.expr) and any(self._a_list(v) for v in starred):
+            # [*history, test[t]]: a list the program built and rows added to it, a list of the rows of both as
+            # history + [test[t]] is (_lists_added)
+            added = [v.data for e, v in zip(elts, values, strict=True) if not isinstance(e, ast.Starred) and v.data]
+            if added:
+                self.note_appended_after_fit(added, node)
+            return Value(objects=frozenset({found.id}), data=self.rows_of(values))
         return Value(objects=frozenset({found.id}), items=fixed)
 
     def _literal_list(self, node: ast.AST, items: tuple[Value, ...]) -> Value:

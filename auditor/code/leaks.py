@@ -682,6 +682,9 @@ class _Rules:
                 cut = self._cut_scored(v, t)
                 # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
                 meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
+                added = self.r.added_before_fit.get(t) if e.x.horizon else None
+                if added is not None:
+                    how = f"{how} (each pass's row, put in the history at {self.at_line(added)} before the fit)"
                 return Leak(
                     LeakKind.OVERLAP,
                     True,
@@ -691,7 +694,7 @@ class _Rules:
                     f"({e.what}){cut}: the score is measured on rows the model was trained on.",
                     ((e.site, e.what),),
                     _chain_after(x, 0),
-                    _MEETING_CUTS_FIX if meet else _OVERLAP_FIX,
+                    _WALK_FORWARD_FIX if added is not None else _MEETING_CUTS_FIX if meet else _OVERLAP_FIX,
                     (("trained_on", how),),
                     (train.site, e.site, *(Site(line, 0) for line in merged)),
                     (("train", train.site, train.what), ("score", e.site, e.what)),
@@ -1600,6 +1603,10 @@ _RESAMPLE_FIX = (
     "resamples inside each training fold); never make copies of rows before they are split."
 )
 _OVERLAP_FIX = "Train on the training part only; keep the test rows out of every fit until the final score."
+_WALK_FORWARD_FIX = (
+    "Forecast each row before it joins the history: fit and forecast first, then add the pass's row "
+    "(`history.append(test[t])` after `fit.forecast()`), so each model forecasts a row it has not seen."
+)
 _MEETING_CUTS_FIX = (
     "Make the two cuts disjoint: one side strict, the other not (`date < cut` for training, `date >= cut` for the "
     "test), or slices that end where the other starts (`[:cut]` and `[cut:]`)."

@@ -302,6 +302,9 @@ _FIT = """\
         ("list(tr)", "for t in range(len(te)):", "    history = history[1:] + [te[t]]", "te"),
         ("list(tr)", "for t in range(len(te)):", "    history += [te[t]]", "te"),
         ("list(tr)", "for obs in te:", "    history += [obs]", "te"),
+        # a list display that unpacks the history and adds the row
+        ("list(tr)", "for t in range(len(te)):", "    history = [*history, te[t]]", "te"),
+        ("list(tr)", "for obs in te:", "    history = [*history[1:], obs]", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])
@@ -327,3 +330,19 @@ def test_each_pass_s_row_is_named_within_the_rows_it_counts_in(tmp_path: Path) -
     result, _ = read_script(tmp_path, head, body)
     [leak] = result.leaks
     assert "trains on the rows [t:t + 1] of the rows [-24:] of read_csv('sales.csv')" in leak.leak.message
+
+
+def test_a_row_put_in_the_history_before_the_fit_is_said_so_with_its_fix(tmp_path: Path) -> None:
+    """The leak of a walk forward is the order of two lines: the message names the line that adds the row, and
+    the fix is to add it after the forecast, not to keep the test rows out of every fit."""
+    from tests.code.reading import read_script
+
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    body = _STEPS.format(
+        start="list(tr)", loop="for t in range(len(te)):", body="    history.append(te[t])\n" + _FIT, truth="te"
+    )
+    result, offset = read_script(tmp_path, head, body)
+    [leak] = result.leaks
+    added = offset + body.lstrip("\n").splitlines().index("    history.append(te[t])") + 1
+    assert f"(each pass's row, put in the history at line {added} before the fit)" in leak.leak.message
+    assert leak.leak.fix.startswith("Forecast each row before it joins the history")
