@@ -22,8 +22,8 @@ from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
 from auditor.code.masks import instant_of
 from auditor.code.paths import path_method
-from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF, PARTIAL
-from auditor.code.values import NOTHING, Atom, Columns, Value, join_all, join_datas, stats_of
+from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF, PARTIAL, SBERT_EVALUATOR
+from auditor.code.values import NOTHING, Atom, Columns, Value, argument, join_all, join_datas, stats_of
 
 CHOOSING_METHODS = frozenset(
     [
@@ -134,6 +134,10 @@ class Calls(Library):
                 out = out.join(Value(data=args[0].data, items=args[0].items))
                 known = True
                 continue
+            if found.qualname == SBERT_EVALUATOR and (args or "model" in kwargs):  # evaluator(model)
+                out = out.join(self.sbert_evaluated(found, argument(args, kwargs, 0, "model"), node))
+                known = True
+                continue
             if found.qualname == MONAI_METRIC:  # dice_metric(y_pred=outputs, y=labels): a batch scored, kept
                 scored = self.metric(
                     str(found.params["#name"].const),
@@ -175,6 +179,10 @@ class Calls(Library):
             given = [*args, *kwargs.values()]
             fitted = frozenset().union(*(v.data.fits for v in given if v.data is not None))  # select(...).item()
             out = out.join(Value(stats=receiver.stats | self.stats_in(given) | fitted))
+        scorer = argument(args, kwargs, 0, "evaluator")
+        for oid in sorted(scorer.objects) if name == "evaluate" else ():
+            if self.record.objects[oid].qualname == SBERT_EVALUATOR:  # model.evaluate(evaluator): evaluator(model)
+                return self.sbert_evaluated(self.record.objects[oid], receiver, node)
         for oid in sorted(receiver.objects):
             found = self.record.objects[oid]
             if found.qualname == MONAI_METRIC and name == "aggregate":  # the score of every batch it was given

@@ -188,6 +188,10 @@ _OTHER_CLASSES: dict[tuple[str, str], Role] = {
     ("category_encoders", "CountEncoder"): Role(Kind.LEARNER, "each category's frequency"),
     ("category_encoders", "HashingEncoder"): Role(Kind.STATELESS),
     ("umap", "UMAP"): Role(Kind.LEARNER, "an embedding fitted to the rows"),
+    # sentence-transformers' encoders: fit(train_objectives=[(loader, loss)]) fine-tunes them on the examples'
+    # pairs and labels; encode() gives embeddings made with what they learned
+    ("sentence_transformers", "SentenceTransformer"): Role(Kind.MODEL),
+    ("sentence_transformers", "CrossEncoder"): Role(Kind.MODEL),
     ("skopt", "BayesSearchCV"): Role(Kind.SEARCH),
     # FLAML's AutoML: a search over learners and their settings, scored on X_val when given, on a part of
     # X_train otherwise; the best is trained and kept

@@ -29,6 +29,7 @@ from auditor.code.state import (
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
+    SBERT_EVALUATOR,
     SCORE_TABLE,
     SPLITS,
     WalkState,
@@ -1010,6 +1011,11 @@ class Estimators(WalkState):
     ) -> Value:
         x = argument(args, kwargs, 0, *X_NAMES).data
         y = argument(args, kwargs, 1, *Y_NAMES).data
+        if found.qualname.startswith("sentence_transformers.") and name == "fit":
+            # fit(train_objectives=[(loader, loss)]) or a CrossEncoder's fit(train_dataloader=loader): the examples
+            # hold the texts and their labels (or the pairs that stand for them) both
+            x = self._objectives_rows(argument(args, kwargs, 0, "train_objectives", "train_dataloader"))
+            y = x
         if found.qualname.startswith("sktime.") and name == "fit":
             # an sktime forecaster's fit(y, X=None, fh=None): the series first, its exogenous columns beside it
             y = argument(args, kwargs, 0, "y").data
@@ -1229,6 +1235,13 @@ class Estimators(WalkState):
                 x = elements[0].data if elements else None
                 y = elements[1].data if len(elements) > 1 else None
                 watched.append((x, y))
+        evaluators = [
+            self.record.objects[o]
+            for o in sorted(kwargs.get("evaluator", NOTHING).objects)
+            if self.record.objects[o].qualname == SBERT_EVALUATOR
+        ]
+        for evaluator in evaluators:  # sentence-transformers' fit(evaluator=ev): scored on ev's rows as it trains
+            watched.append((evaluator.entries["#rows"].data, None))
         if "X_val" in kwargs:  # FLAML's AutoML: its search keeps the learner and settings best on X_val, y_val
             y_val = kwargs.get("y_val")
             watched.append((kwargs["X_val"].data, y_val.data if y_val is not None else None))
@@ -1246,7 +1259,19 @@ class Estimators(WalkState):
         best = kwargs.get("use_best_model") or found.params.get("use_best_model")
         if found.qualname.startswith("catboost") and not (best is not None and best.const is False):
             stops = True  # CatBoost keeps the best iteration on eval_set unless told otherwise
+        if evaluators and "output_path" in kwargs:
+            # it saves the checkpoint its evaluator scores best to output_path, unless told not to
+            keeps = kwargs.get("save_best_model")
+            stops |= not (keeps is not None and keeps.const is False)
         train.chooses_by_watched = stops
+
+    def _objectives_rows(self, given: Value) -> Data | None:
+        """The rows of sentence-transformers' training objectives, `[(loader, loss), ...]`: each pair's loader
+        (its loss, built on the model, holds none); a loader given alone is its own rows."""
+        pair = self.iterate(given) if given.data is None else given
+        if pair.items:
+            return self.rows_of([pair.items[0]])
+        return self.rows_of([given])
 
     def _transform(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         x = argument(args, kwargs, 0, *X_NAMES).data
@@ -1257,7 +1282,10 @@ class Estimators(WalkState):
         given = self.stats_in([found.entries[a] for a in _LEARNED_ATTRIBUTES if a in found.entries])
         # prep.fit_transform(train) of a ColumnTransformer: only the columns it names (remainder dropped)
         x = selected_columns(x, found.selects) or x
-        return Value(data=replace(x, fits=x.fits | found.fits | given | found.baked))
+        # an encoder fine-tuned on labelled examples (model.fit(...) then model.encode(texts)): its embeddings
+        # carry what it learned of those labels
+        learned = self._labels_learned(found) if found.trains else frozenset()
+        return Value(data=replace(x, fits=x.fits | found.fits | given | found.baked | learned))
 
     def _refitted(self, found: Obj, x: Data, node: ast.AST | None) -> Data:
         """The rows ``x`` with what a step of ``found`` that learns anew from every batch (a FunctionTransformer

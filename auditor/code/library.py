@@ -30,6 +30,7 @@ from auditor.code.state import (
     NOT_SELF,
     OTHER_NEIGHBOURS,
     PARTIAL,
+    SBERT_EVALUATOR,
     SCORE_TABLE,
     SPLITS,
 )
@@ -289,6 +290,11 @@ class Library(Estimators, TorchLoops):
         if qualname.startswith("monai.metrics.") and last.endswith("Metric"):
             found = self.obj(node, MONAI_METRIC)
             found.params["#name"] = Value(consts=frozenset({last}))
+            return Value(objects=frozenset({found.id}))
+        if qualname.startswith("sentence_transformers.evaluation.") and last.endswith("Evaluator"):
+            found = self.obj(node, SBERT_EVALUATOR)
+            found.params["#name"] = Value(consts=frozenset({last}))
+            found.entries["#rows"] = Value(data=self.rows_of([*args, *kwargs.values()]))
             return Value(objects=frozenset({found.id}))
         if qualname in ("evaluate.load", "evaluate.loading.load"):
             found = self.obj(node, HF_METRIC)
@@ -1049,6 +1055,12 @@ class Library(Estimators, TorchLoops):
         split = self._split_folds(value)
         if split is not None:
             self.record.splits[split].folds = False
+
+    def sbert_evaluated(self, evaluator: Obj, model: Value, node: ast.Call) -> Value:
+        """A sentence-transformers evaluator called with a model: that model scored on the evaluator's rows."""
+        rows = evaluator.entries["#rows"].data
+        what = str(evaluator.params["#name"].const)
+        return Value(scores=frozenset({self.evaluation(node, what, model.objects, rows, None)}))
 
     def metric(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = [*args, *(kwargs[k] for k in (*_TRUTH_NAMES, *_PREDICTED_NAMES) if k in kwargs)]

@@ -45,6 +45,9 @@ MONAI_METRIC = "monai.<metric>"
 PARTIAL = "functools.partial"
 SCORE_TABLE = "pandas.<table of scores>"  # pd.DataFrame(rows) of dicts of scores: each column's scores by its name
 HF_METRIC = "evaluate.<metric>"  # what Hugging Face's evaluate.load(name) returns: compute() scores rows
+# sentence-transformers' evaluators (EmbeddingSimilarityEvaluator(s1, s2, scores)): built on rows, they score the
+# model they are called with (evaluator(model), model.evaluate(evaluator)) on those rows
+SBERT_EVALUATOR = "sentence_transformers.<evaluator>"
 # Calls whose result holds the values of their one argument in its order: a set of a slice of ids is that slice.
 _ORDER_KEPT = frozenset(["set", "frozenset", "list", "tuple", "array", "asarray", "Series", "Index"])
 LOCAL = "<local>."  # the prefix of the qualified names of the file's own classes
