@@ -447,6 +447,7 @@ class Walker(Calls, Frames):
         self._yields.append(NOTHING)
         self._yield_order.append(([] if _yields_plainly(fn) else None, len(self.loops), len(self.item_passes)))
         given = self._given_names(fn, args, node)
+        first_new = self._next
         try:
             self.block(fn.body)
             result = self._returns[-1]
@@ -469,7 +470,9 @@ class Walker(Calls, Frames):
             # `df[cols] = scaler.fit_transform(df[cols])` inside the function changed the caller's frame in place
             self.mutate(name, value)
         self._summaries[fid] = self._summaries.get(fid, NOTHING).join(result)
-        if memo_key is not None:
+        # a factory's result (`def make_rf(): return RandomForestClassifier()`, a new list) is a new object at each
+        # call: two calls are two models, never one trained twice
+        if memo_key is not None and not any(o >= first_new for o in result.objects):
             self._memo[memo_key] = result
         return result
 
