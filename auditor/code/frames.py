@@ -1259,6 +1259,10 @@ class Frames(WalkState):
         if holder.names_of is not None and complete_columns_of(node.slice) is not None:
             # df.columns[df.isna().mean() < 0.3]: every complete column, a label among them
             out = out.join(Value(names_of=holder.names_of))
+        if holder.data is None and holder.parts and index.parts and indexer is None:
+            mapped = self._positions_mapped(holder.parts, index.parts)
+            if mapped is not None:
+                return Value(data=mapped)
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
             kinds = self._index_kinds(index)
@@ -1278,6 +1282,19 @@ class Frames(WalkState):
                 picked = replace(picked, data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned))
             out = out.join(picked)
         return out
+
+    def _positions_mapped(self, outer: frozenset[Part], inner: frozenset[Part]) -> Data | None:
+        """`dev_idx[tr_pos]`: positions a second split dealt of the rows at a first split's positions, mapped back
+        to the table's; the rows at them went through both cuts, in order. None unless the second split was made
+        of those very rows (`split(X[dev_idx])`)."""
+        rows: set[Atom] = set()
+        for part in sorted(inner):
+            split = self.record.splits.get(part.split)
+            taken = [a for a in split.data.rows if a.parts and a.parts[-1] in outer] if split and split.data else []
+            if not taken:
+                return None
+            rows |= {a.with_part(part) for a in taken}
+        return Data(frozenset(rows))
 
     def _called_on(self, holder: Value, node: ast.Subscript, index: Value, given: ast.expr | None = None) -> Value:
         """`df[lambda d: d.year < 2020]`, `df.loc[is_test]` (a function of the file), `df.loc[lambda d: ..., cols]`:

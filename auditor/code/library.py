@@ -1111,6 +1111,10 @@ class Library(Estimators, TorchLoops):
     def concat(self, qualname: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         given = argument(args, kwargs, 0, "objs", "arrays", "tup", "arr", "tensors", "datasets", "dsets")
         parts = [v for v in (given.items or ()) if v.data is not None]
+        if parts and all(v.data is not None and v.data.rows and all(a.parts for a in v.data.rows) for v in parts):
+            # np.concatenate([dev_idx[tr_pos], test_idx]): positions mapped back beside a split's own positions,
+            # each the rows it stands for
+            parts += [Value(data=d) for v in (given.items or ()) if v.data is None and (d := self.parts_rows(v.parts))]
         if qualname.endswith("ConcatDataset"):
             # Dataset classes of the file among them: every row each holds (what its __getitem__ gives by index)
             held = [self.iterate(v) for v in (given.items or ()) if v.data is None and v.objects]

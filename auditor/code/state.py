@@ -559,6 +559,16 @@ class WalkState(ABC):
         """What a value no caller gave is taken to be: rows of its own, and an object of unknown class."""
         return Value(data=self.source(node, what), objects=frozenset({self.obj(node, f"<{what}>").id}))
 
+    def parts_rows(self, parts: frozenset[Part]) -> Data | None:
+        """The rows a split's positions stand for (`test_idx` of `split(X)`): its rows through that part."""
+        rows: set[Atom] = set()
+        for part in sorted(parts):
+            split = self.record.splits.get(part.split)
+            if split is None or split.data is None:
+                return None
+            rows |= {a.with_part(part) for a in split.data.rows}
+        return Data(frozenset(rows)) if rows else None
+
     def rows_of(self, values: list[Value], depth: int = 0) -> Data | None:
         """The rows among ``values``, also those inside lists and tuples of them (np.stack([...])), nested a few
         deep (`torch.tensor([[float(u)]])`)."""

@@ -1,0 +1,55 @@
+"""Positions a second split dealt of the rows at a first split's positions, mapped back to the table's
+(`dev_idx[tr_pos]`): the rows at them went through both cuts, so they share none with the first split's test part."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupShuffleSplit
+
+d = np.load("scans.npz")
+X, y, groups = d["X"], d["y"], d["patient"]
+dev_idx, test_idx = next(GroupShuffleSplit(n_splits=1, test_size=0.2).split(X, y, groups=groups))
+gss = GroupShuffleSplit(n_splits=1, test_size=0.2)
+tr_pos, va_pos = next(gss.split(X[dev_idx], y[dev_idx], groups=groups[dev_idx]))
+train_idx, val_idx = dev_idx[tr_pos], dev_idx[va_pos]
+"""
+
+_SCORE = "print(roc_auc_score(y[{rows}], m.predict_proba(X[{rows}])[:, 1]))\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # the training patients' mean, a model of them, scored on the validation and the test patients
+        (
+            "mu = X[train_idx].mean(0)\nm = LogisticRegression().fit(X[train_idx] - mu, y[train_idx])\n"
+            "print(roc_auc_score(y[test_idx], m.predict_proba(X[test_idx] - mu)[:, 1]))\n",
+            [],
+        ),
+        (
+            "m = LogisticRegression().fit(X[train_idx], y[train_idx])\n"
+            + _SCORE.format(rows="val_idx")
+            + _SCORE.format(rows="test_idx"),
+            [],
+        ),
+        # the validation positions mapped back are among the development rows trained on
+        ("m = LogisticRegression().fit(X[dev_idx], y[dev_idx])\n" + _SCORE.format(rows="val_idx"), ["overlap"]),
+        # the mapped training positions put together with the test positions, then the test scored
+        (
+            "both = np.concatenate([train_idx, test_idx])\nm = LogisticRegression().fit(X[both], y[both])\n"
+            + _SCORE.format(rows="test_idx"),
+            ["overlap"],
+        ),
+    ],
+)
+def test_positions_mapped_back(tmp_path: Path, body: str, expected: list[str]) -> None:
+    assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
