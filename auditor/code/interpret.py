@@ -1225,6 +1225,9 @@ class Walker(Calls, Frames):
         elif value.data is not None:
             batched = any(self.record.objects[o].qualname == BATCHES for o in value.objects)
             out = out.join(Value(data=replace(value.data, each_row=not batched)))
+        if value.names_of is not None and value.names_of.matched is not None and value.names_of.base is None:
+            # for c in [c for c in df.columns if c.startswith("f_")]: each pass one of the names the pattern keeps
+            out = out.join(Value(names_of=value.names_of))
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out

@@ -307,7 +307,14 @@ class _Rules:
         group's statistic is of rows on one side only, so no scored row's values reach a training row."""
         label_columns = labels | ({s for s in e.y.sources if not s.startswith("<")} if e.y is not None else set())
         sources = {s for s in fit.data.sources if not s.startswith("<")} if fit.data is not None else {"<unknown>"}
-        if fit.learns != PER_GROUP or not fit.by or not label_columns or not sources or sources & label_columns:
+        if fit.learns != PER_GROUP or not fit.by or not label_columns:
+            return False
+        # columns named, or of a pattern no label column matches (`for c in [c for c in df.columns if
+        # c.startswith("f_")]`, then `df.groupby("qid")[c]`)
+        columns = fit.data.columns if fit.data is not None else None
+        matched = not sources and columns is not None and columns.matched is not None
+        apart = matched and columns is not None and all(columns.lacks(c) for c in label_columns)
+        if not apart and (not sources or sources & label_columns):
             return False
         # a metric of cross_val_predict's predictions cross-validates with no splitter of its own
         made_by = [e] if e.cross_validation and e.splitter is not None else self._predicted_out_of_fold(e)

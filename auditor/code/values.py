@@ -408,6 +408,8 @@ class Columns:
         )
 
     def join(self, other: Columns) -> Columns:
+        if self == other:  # the same columns met again (a loop's passes over one pattern's names)
+            return self
         both = self._with_named(other) or other._with_named(self)
         if both is not None:  # pd.concat([df.filter(like="risk"), df[["income"]]], axis=1)
             return both

@@ -358,3 +358,37 @@ def test_a_statistic_per_group_looked_up_by_key(tmp_path: Path, name: str) -> No
     """A statistic of each group's rows (a loop over the groups, a comprehension, apply) looked up by the key."""
     body, expected = RATES[name]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_PATTERN = """
+        df = pd.read_csv("ltr.csv")
+        raw = [c for c in df.columns if c.startswith("{prefix}")]
+        for c in raw:
+            mean = df.groupby("qid")[c].transform("mean")
+            df[c + "_qz"] = (df[c] - mean) / df.groupby("qid")[c].transform("std")
+        {split}
+        train, test = df.iloc[tr], df.iloc[te]
+        feats = raw + [c + "_qz" for c in raw]
+        m = GradientBoostingClassifier().fit(train[feats], train["grade"])
+        print(roc_auc_score(test["grade"], m.predict_proba(test[feats])[:, 1]))
+        """
+_BY_QUERY = 'tr, te = next(GroupShuffleSplit(n_splits=1).split(df, groups=df["qid"]))'
+_AT_RANDOM = "tr, te = train_test_split(range(len(df)), random_state=0)"
+
+
+@pytest.mark.parametrize(
+    ("prefix", "split", "expected"),
+    [
+        # per-query statistics of the columns a pattern keeps, none of them the label, split by query
+        ("f_", _BY_QUERY, []),
+        # the pattern keeps the label too ("grade"): its per-query mean is read from the test queries' labels
+        ("g", _BY_QUERY, ["preprocessing"]),
+        # split at random: a query's statistics are of rows on both sides
+        ("f_", _AT_RANDOM, ["preprocessing"]),
+    ],
+)
+def test_a_statistic_per_group_of_the_columns_a_pattern_keeps(
+    tmp_path: Path, prefix: str, split: str, expected: list[str]
+) -> None:
+    found = leaks_found(tmp_path, HEAD, _PATTERN.format(prefix=prefix, split=split))
+    assert sorted({kind for kind, _ in found}) == expected
