@@ -1892,8 +1892,9 @@ class Frames(WalkState):
         return one_row(name)
 
     def _range_slice(self, node: ast.expr) -> ast.Slice | None:
-        """`np.arange(a, b)` or `range(a, b)`, written in place or as the one value a name is assigned: the
-        positions of the slice `[a:b]`, so that two such ranges compare as two slices do (None: anything else)."""
+        """`np.arange(a, b)`, `range(a, b)` or `np.r_[a:b]`, written in place or as the one value a name is
+        assigned: the positions of the slice `[a:b]`, so that two such ranges compare as two slices do (None:
+        anything else)."""
         if isinstance(node, ast.Name):
             written = self.assigned_once(node)
             node = written if written is not None else node
@@ -1903,6 +1904,10 @@ class Frames(WalkState):
                 return self._range_slice(node.args[0])
             return None
         if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None:
+            if self.ev(node.value).names == {"numpy.r_"}:  # np.r_[a:b]: np.arange(a, b)
+                lower = node.slice.lower
+                lower = None if isinstance(lower, ast.Constant) and lower.value == 0 else lower
+                return ast.copy_location(ast.Slice(lower=lower, upper=node.slice.upper), node)
             # idx[:int(0.8 * n)] of idx = np.arange(n), never reordered (a shuffle in place makes it drawn
             # positions, which the walk follows as such): the positions of that slice itself
             whole = self._range_slice(node.value)

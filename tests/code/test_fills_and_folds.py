@@ -401,3 +401,24 @@ def test_a_lead_within_a_gap_left_on_the_test_side_is_clean(tmp_path: Path) -> N
         'test = df[df["date"] >= cut]', 'test = df[df["date"] >= cut + pd.Timedelta(days=H)]'
     )
     assert leaks_found(tmp_path, HEAD, body) == []
+
+
+@pytest.mark.parametrize(
+    ("train_idx", "test_idx", "found"),
+    [
+        # one range written with np.r_, as np.arange(a, b) is, beside a slice or another range
+        ("np.r_[0:900]", "900:", []),
+        ("np.r_[:900]", "np.r_[900:1000]", []),
+        ("np.r_[0:900]", "np.r_[800:1000]", [("overlap", 2)]),
+        ("np.arange(0, 900)", "np.r_[800:1000]", [("overlap", 2)]),
+    ],
+)
+def test_one_range_of_np_r_is_the_positions_of_its_slice(
+    tmp_path: Path, train_idx: str, test_idx: str, found: list[tuple[str, int]]
+) -> None:
+    body = f"""
+    tr = {train_idx}
+    clf = LogisticRegression().fit(X[tr], y[tr])
+    print(roc_auc_score(y[{test_idx}], clf.predict_proba(X[{test_idx}])[:, 1]))
+    """
+    assert leaks_found(tmp_path, PURGED_HEAD, body) == found
