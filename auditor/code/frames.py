@@ -1263,6 +1263,9 @@ class Frames(WalkState):
             mapped = self._positions_mapped(holder.parts, index.parts)
             if mapped is not None:
                 return Value(data=mapped)
+        if holder.data is None and holder.parts and indexer is None and self._reorders(node.slice):
+            # tr[np.argsort(qid[tr])]: the same positions in another order (each query's rows together)
+            return Value(parts=holder.parts)
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
             kinds = self._index_kinds(index)
@@ -1282,6 +1285,15 @@ class Frames(WalkState):
                 picked = replace(picked, data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned))
             out = out.join(picked)
         return out
+
+    def _reorders(self, index: ast.expr) -> bool:
+        """Whether ``index`` is an order of all the positions of what it indexes: `np.argsort(...)`,
+        `a.argsort()`, `np.random.permutation(len(a))`."""
+        if not isinstance(index, ast.Call):
+            return False
+        if isinstance(index.func, ast.Attribute) and index.func.attr == "argsort":
+            return True
+        return bool(self.ev(index.func).names & {"numpy.argsort", "numpy.random.permutation"})
 
     def _positions_mapped(self, outer: frozenset[Part], inner: frozenset[Part]) -> Data | None:
         """`dev_idx[tr_pos]`: positions a second split dealt of the rows at a first split's positions, mapped back

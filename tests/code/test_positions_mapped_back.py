@@ -1,5 +1,6 @@
 """Positions a second split dealt of the rows at a first split's positions, mapped back to the table's
-(`dev_idx[tr_pos]`): the rows at them went through both cuts, so they share none with the first split's test part."""
+(`dev_idx[tr_pos]`): the rows at them went through both cuts, so they share none with the first split's test part.
+A part's positions put in another order (`tr[np.argsort(qid[tr])]`) are still that part's."""
 
 from __future__ import annotations
 
@@ -53,3 +54,48 @@ _SCORE = "print(roc_auc_score(y[{rows}], m.predict_proba(X[{rows}])[:, 1]))\n"
 )
 def test_positions_mapped_back(tmp_path: Path, body: str, expected: list[str]) -> None:
     assert [kind for kind, _ in leaks_found(tmp_path, HEAD, body)] == expected
+
+
+_REORDERED = """\
+import numpy as np
+import pandas as pd
+from sklearn.feature_extraction.text import TfidfVectorizer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupShuffleSplit
+
+logs = pd.read_csv("pairs.csv")
+qid = logs["qid"].to_numpy()
+y_all = logs["grade"].to_numpy()
+tr, te = next(GroupShuffleSplit(n_splits=1, test_size=0.2).split(logs, y_all, groups=qid))
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # both parts' positions put in query order (a ranker wants each query's rows together): still the parts
+        (
+            "X_all = TfidfVectorizer().fit_transform(logs['text'])\n"
+            "tr = tr[np.argsort(qid[tr])]\nte = te[qid[te].argsort()]\n",
+            ["preprocessing"],
+        ),
+        (
+            "X_all = TfidfVectorizer().fit_transform(logs['text'])\n"
+            "tr = tr[np.random.permutation(len(tr))]\nte = te[np.argsort(qid[te])]\n",
+            ["preprocessing"],
+        ),
+        # the vectorizer fitted on the training rows, the positions reordered the same way
+        (
+            "tfidf = TfidfVectorizer().fit(logs['text'].iloc[tr])\nX_all = tfidf.transform(logs['text'])\n"
+            "tr = tr[np.argsort(qid[tr])]\nte = te[np.argsort(qid[te])]\n",
+            [],
+        ),
+    ],
+)
+def test_positions_put_in_another_order(tmp_path: Path, body: str, expected: list[str]) -> None:
+    score = (
+        "m = LogisticRegression().fit(X_all[tr], y_all[tr])\n"
+        "print(roc_auc_score(y_all[te], m.predict_proba(X_all[te])[:, 1]))\n"
+    )
+    assert [kind for kind, _ in leaks_found(tmp_path, _REORDERED, body + score)] == expected
