@@ -759,6 +759,9 @@ class Walker(Calls, Frames):
 
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.ev(node.left), self.ev(node.right)
+        joined = _texts_joined(node.op, left, right)
+        if joined is not None:  # "lag_" + str(k): a name, known
+            return joined
         if isinstance(node.op, ast.MatMult) and left.data is not None and right.data is not None:
             # oof @ w, X @ components: the rows are the left's; the right's rows are summed over, what they were
             # computed with kept (weights being fitted are not rows scored)
@@ -962,6 +965,9 @@ class Walker(Calls, Frames):
                     if self._kept(generators[0], item, node):
                         each.append(element()[0])  # type: ignore[operator]
             known = source.items
+            if known is None and counted and not generators[0].ifs and _a_name_made(node):
+                # [f"band_{i}" for i in range(3)]: the names of each number, known one by one
+                known = counted
             if each is not None:
                 value, key = join_all(each), NOTHING
             elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= EACH_ITEM:
@@ -1598,3 +1604,25 @@ def _name_pattern(condition: ast.expr, name: str, ev: Callable[[ast.AST], Value]
         if isinstance(pattern, str) and isinstance(subject, ast.Name) and subject.id == name:
             return pattern if called == "re.search" else f"^(?:{pattern})"
     return None
+
+
+def _a_name_made(node: ast.AST) -> bool:
+    """Whether a comprehension's element builds a text from its numbers (`f"band_{i}"`, `"lag_" + str(k)`): a
+    list of column names, each known once its number is."""
+    element = node.elt if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp) else None
+    if isinstance(element, ast.JoinedStr):
+        return True
+    return isinstance(element, ast.BinOp) and any(
+        isinstance(side, ast.Constant) and isinstance(side.value, str) for side in (element.left, element.right)
+    )
+
+
+def _texts_joined(op: ast.operator, left: Value, right: Value) -> Value | None:
+    """`"lag_" + "3"`: two known texts, and nothing else, added are the text they make (None otherwise)."""
+    texts = (left.const, right.const)
+    if not isinstance(op, ast.Add) or not all(isinstance(t, str) for t in texts):
+        return None
+    if left != Value(consts=left.consts) or right != Value(consts=right.consts):
+        return None
+    made = f"{texts[0]}{texts[1]}"
+    return Value(consts=frozenset({made})) if len(made) <= 200 else None

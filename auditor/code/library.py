@@ -1347,6 +1347,8 @@ class Library(Estimators, TorchLoops):
             return Value(data=self.rows_of(args[1:]))
         if name == "str" and args and args[0].data is not None:  # str(i) of an id, a key of {str(i): 1 for ...}
             return Value(data=args[0].data)
+        if name == "str" and len(args) == 1 and not kwargs and type(args[0].const) in (int, str):
+            return Value(consts=frozenset({str(args[0].const)}))  # "lag_" + str(k): a name of a known number
         if name in ("set", "dict") and not given:  # set(): filled later, by update() in a loop (a vocabulary)
             return Value(objects=frozenset({self.container(node, NOTHING).id}))
         if name == "getattr" and len(args) >= 2 and isinstance(args[1].const, str):

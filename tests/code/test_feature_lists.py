@@ -505,3 +505,31 @@ def test_a_label_made_numbers_from_a_column_of_text_is_not_among_the_numeric_col
     """select_dtypes("number") keeps the table's numeric columns: a text column stays text in its table whatever
     numbers y was made of it, unless they are written back into it."""
     assert leaks_found(tmp_path, HEAD, _GRADES.format(label=label)) == expected
+
+
+_NUMBERED = """
+        df = pd.read_csv("fields.csv")
+        cols = {made} + {more}
+        X, y = df[cols], df["yield_t"]
+        """
+
+NUMBERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
+    "names made of the numbers of a range, the label added by name": (
+        _NUMBERED.format(made='[f"band_{i}" for i in range(3)]', more='["yield_t"]') + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "names joined from a text and each number, the label added by name": (
+        _NUMBERED.format(made='["lag_" + str(k) for k in range(3)]', more='["yield_t"]') + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "names made of the numbers of a range, another column added": (
+        _NUMBERED.format(made='[f"band_{i}" for i in range(3)]', more='["ndvi"]') + _FIT,
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", NUMBERED)
+def test_names_made_of_numbers(tmp_path: Path, case: str) -> None:
+    body, expected = NUMBERED[case]
+    assert leaks_found(tmp_path, HEAD, body) == expected
