@@ -532,16 +532,11 @@ class Frames(WalkState):
             for key, function in kwargs.items():
                 if key in written or not function.functions or function.data is not None:
                     continue
-                # assign(z=make_z): a function of the file given is called with the table, as pandas calls it
+                # assign(z=make_z): a function of the file given is called with the table, as pandas calls it;
+                # so is each lambda of a dict spread, `assign(**{"a_z": lambda d: ...})` or a name holding one
                 made = self.call_value(Value(functions=function.functions), [Value(data=data)], {}, node)
                 fits |= self._fits_within(made)
                 stored[key] = function.join(made)
-            for keyword in node.keywords:
-                # assign(**{"a_z": lambda d: zs(d["a"])}) or a comprehension of such lambdas: each called with it
-                for spread in _lambdas_spread(keyword) if keyword.arg is None else ():
-                    made = self.call_lambda(spread, [Value(data=data)])
-                    fits |= self._fits_within(made)
-                    stored["**"] = stored.get("**", NOTHING).join(made)
             # assign(temp=df.temp.bfill()): values from later rows, in the column they are stored in
             later = {
                 (line, None if key == "**" else key)
@@ -2526,11 +2521,3 @@ def _window_of_positions(element: ast.expr, name: str) -> bool:
             if any(isinstance(m, ast.Name) and m.id == name for b in bounds for m in ast.walk(b)):
                 return True
     return False
-
-
-def _lambdas_spread(keyword: ast.keyword) -> list[ast.Lambda]:
-    """The lambdas a `**` argument spreads as keywords: the values of a dict written out, or of a dict
-    comprehension (`**{f"{c}_z": (lambda d, c=c: ...) for c in cols}`)."""
-    given = keyword.value
-    values = given.values if isinstance(given, ast.Dict) else [given.value] if isinstance(given, ast.DictComp) else []
-    return [v for v in values if isinstance(v, ast.Lambda)]

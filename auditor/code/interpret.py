@@ -40,6 +40,7 @@ class Walker(Calls, Frames):
         super().__init__(program)
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._function_ids: dict[ast.AST, int] = {}
+        self._lambdas: set[int] = set()  # the functions lambdas are read as: each walked where it is called
         self._methods: set[int] = set()  # functions defined in a class: walked on their own only
         self._walked: set[int] = set()
         self._active: list[int] = []
@@ -84,7 +85,7 @@ class Walker(Calls, Frames):
         for fid, fn in enumerate(self.functions):
             # A function of an imported module that no call reached is its module's to judge, when that module
             # is read as a file of its own, not each importer's (code/modules.py).
-            if fid not in self._walked and fn.lineno < MODULE_LINES:
+            if fid not in self._walked and fid not in self._lambdas and fn.lineno < MODULE_LINES:
                 self.enter(fid, fn)
         return self.record
 
@@ -1197,7 +1198,17 @@ class Walker(Calls, Frames):
         return NOTHING
 
     def _ev_Lambda(self, node: ast.Lambda) -> Value:
-        return NOTHING
+        """A lambda as a value (kept in a dict, `{"z": lambda d: ...}`, passed on later): a function of the file, its
+        body returned, so a call of what holds it walks it as the lambda written in place is."""
+        fid = self._function_ids.get(node)
+        if fid is None:
+            body = ast.copy_location(ast.Return(value=node.body), node.body)
+            made = ast.FunctionDef(name="<lambda>", args=node.args, body=[body], decorator_list=[], returns=None)
+            fid = len(self.functions)
+            self.functions.append(ast.copy_location(made, node))
+            self._function_ids[node] = self._function_ids[made] = fid
+            self._lambdas.add(fid)
+        return Value(functions=frozenset({fid}))
 
     def call_lambda(self, node: ast.Lambda, args: list[Value]) -> Value:
         positional = [*node.args.posonlyargs, *node.args.args]

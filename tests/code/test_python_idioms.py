@@ -99,16 +99,21 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
     **{
         f"{'LEAK: ' if leak else ''}columns assigned by lambdas spread from {how}": (
             f"""
+        zcols = {{"a_z": lambda d: (d.a - d.a.mean()) / d.a.std(), "b_z": lambda d: d.b / d.b.std()}}
+        fixed = {{"a_z": lambda d: d.a * 2, "b_z": lambda d: d.b + 1}}
         df = df.assign(**{spread})
         X_tr, X_te, y_tr, y_te = train_test_split(df[["a_z", "b_z"]], df["y"])
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
-            [("preprocessing", 1)] if leak else [],
+            [("preprocessing", 3)] if leak else [],
         )
         for how, spread, leak in (
             ("a dict", '{"a_z": lambda d: (d.a - d.a.mean()) / d.a.std(), "b_z": lambda d: d.b / d.b.std()}', True),
             ("a comprehension", '{f"{c}_z": (lambda d, c=c: (d[c] - d[c].mean())) for c in ["a", "b"]}', True),
             ("a dict, each a fixed function of its row", '{"a_z": lambda d: d.a * 2, "b_z": lambda d: d.b + 1}', False),
+            # the dict held in a name first, then spread
+            ("a dict held in a name", "zcols", True),
+            ("a dict of fixed functions held in a name", "fixed", False),
         )
     },
     **{
