@@ -446,7 +446,7 @@ class Estimators(WalkState):
         if found.qualname == TRIAL:  # trial.suggest_float("C", ...): a setting drawn, no rows
             return NOTHING
         if found.qualname == STUDY:
-            return self._optimize(found, args, node) if name == "optimize" else NOTHING
+            return self.optimize(found, args, node) if name == "optimize" else NOTHING
         role = found.role
         kind = role.kind if role is not None else None
         if kind is Kind.SPLITTER and name == "split":
@@ -814,11 +814,12 @@ class Estimators(WalkState):
         fid = self.fit(node, f"{found.name}.{attr}", "which columns predict the label", Strength.TARGET, rows)
         return Value(stats=frozenset({fid}))
 
-    def _optimize(self, found: Obj, args: list[Value], node: ast.Call) -> Value:
+    def optimize(self, found: Obj, args: list[Value], node: ast.Call, what: str = "study.optimize()") -> Value:
         """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials
         (each trial a setting), and the study's choice of the best trial made among the scores it returns. An
         objective that cross-validates makes the study a search: its best parameters are chosen on those rows."""
-        objective = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "func"), None)
+        named = (k.value for k in node.keywords if k.arg in ("func", "fn"))
+        objective = node.args[0] if node.args else next(named, None)
         if objective is None:
             return NOTHING
         lid, _ = self.key_id("loop", node)
@@ -841,7 +842,7 @@ class Estimators(WalkState):
                         )
         finally:
             self.loops.pop()
-        self.choose(node, "study.optimize()", self.scores_in([result]))
+        self.choose(node, what, self.scores_in([result]))
         validated = [
             e.x for e in self.record.evaluations.values() if lid in e.loops and e.cross_validation and e.x is not None
         ]
@@ -849,7 +850,7 @@ class Estimators(WalkState):
             rows = validated[0]
             for more in validated[1:]:
                 rows = rows.join(more)
-            chosen = self.fit(node, "study.optimize()", "the hyper-parameters", Strength.TARGET, rows, reported=False)
+            chosen = self.fit(node, what, "the hyper-parameters", Strength.TARGET, rows, reported=False)
             self.record.fits[chosen].chooses = True
             found.chosen = chosen
         return NOTHING

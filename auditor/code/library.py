@@ -203,6 +203,12 @@ class Library(Estimators, TorchLoops):
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
+        if qualname in ("hyperopt.fmin", "hyperopt.fmin.fmin"):
+            # fmin(objective, space, algo=tpe.suggest, max_evals=50): a study of its own, the objective walked once
+            # per trial and the settings it returns chosen by the scores the objective returns
+            study = self.obj(node, STUDY)
+            self.optimize(study, args, node, "fmin()")
+            return Value(stats=frozenset({study.chosen})) if study.chosen is not None else NOTHING
         if package == "implicit" and last in _IMPLICIT_METRICS:
             # ndcg_at_k(model, train_user_items, test_user_items, K=20): the model's ranking of each user's held-out
             # items scored

@@ -697,6 +697,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # hyperopt's fmin: the objective walked once per trial, the settings it returns chosen by its scores
+    "a hyperopt objective scoring the test set, minimised by fmin": (
+        """
+        from hyperopt import fmin, hp, tpe
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(params):
+            model = RandomForestClassifier(max_depth=int(params["max_depth"])).fit(X_tr, y_tr)
+            return -roc_auc_score(y_te, model.predict_proba(X_te)[:, 1])
+        space = {"max_depth": hp.quniform("max_depth", 2, 12, 1)}
+        best = fmin(fn=objective, space=space, algo=tpe.suggest, max_evals=50)
+        print(best)
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "a hyperopt objective by cross-validation on the training part, the best depth scored once on the test set": (
+        """
+        from hyperopt import fmin, hp, tpe
+        from sklearn.model_selection import cross_val_score
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(params):
+            model = RandomForestClassifier(max_depth=int(params["max_depth"]))
+            return -cross_val_score(model, X_tr, y_tr, cv=5).mean()
+        best = fmin(objective, {"max_depth": hp.quniform("max_depth", 2, 12, 1)}, algo=tpe.suggest, max_evals=50)
+        final = RandomForestClassifier(max_depth=int(best["max_depth"])).fit(X_tr, y_tr)
+        print(final.score(X_te, y_te))
+        """,
+        [],
+    ),
     # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
     "the class with the lowest F1 of one model, by argmin over classes": (
         """
