@@ -54,6 +54,7 @@ from auditor.code.values import (
 # (optuna's Study), and the trial it passes, whose suggest_*() draws a setting.
 STUDY = "optuna.Study"
 TRIAL = "optuna.Trial"
+RAY_TUNER = "ray.tune.Tuner"  # built with a trainable, its fit() runs the trials and picks the best
 STUDY_MAKERS = frozenset(["optuna.create_study", "optuna.study.create_study", "optuna.load_study"])
 # The attributes that give a search's choice of settings: scikit-learn's, and a study's (best_trial.params too).
 _SEARCH_CHOICES = frozenset(["best_params_", "best_index_"])
@@ -447,6 +448,11 @@ class Estimators(WalkState):
             return NOTHING
         if found.qualname == STUDY:
             return self.optimize(found, args, node) if name == "optimize" else NOTHING
+        if found.qualname == RAY_TUNER and name == "fit" and isinstance(found.node, ast.Call):
+            # tune.Tuner(trainable, param_space=...).fit(): the trainable walked once per trial, what it reports the
+            # scores the best result is picked by
+            self.optimize(found, [], node, "Tuner.fit()", found.node)
+            return Value(objects=frozenset({found.id}))
         role = found.role
         kind = role.kind if role is not None else None
         if kind is Kind.SPLITTER and name == "split":
@@ -814,22 +820,33 @@ class Estimators(WalkState):
         fid = self.fit(node, f"{found.name}.{attr}", "which columns predict the label", Strength.TARGET, rows)
         return Value(stats=frozenset({fid}))
 
-    def optimize(self, found: Obj, args: list[Value], node: ast.Call, what: str = "study.optimize()") -> Value:
+    def optimize(
+        self,
+        found: Obj,
+        args: list[Value],
+        node: ast.Call,
+        what: str = "study.optimize()",
+        written: ast.Call | None = None,
+    ) -> Value:
         """``study.optimize(objective, n_trials=50)``: the objective walked as the body of a loop over trials
-        (each trial a setting), and the study's choice of the best trial made among the scores it returns. An
-        objective that cross-validates makes the study a search: its best parameters are chosen on those rows."""
-        named = (k.value for k in node.keywords if k.arg in ("func", "fn"))
-        objective = node.args[0] if node.args else next(named, None)
+        (each trial a setting), and the study's choice of the best trial made among the scores it returns (or
+        reports, Ray Tune's `tune.report(...)`). An objective that cross-validates makes the study a search: its
+        best parameters are chosen on those rows. ``written``: the call that was given the objective, where it is
+        not ``node`` (`Tuner(trainable, ...)`, then `.fit()`)."""
+        given_at = written if written is not None else node
+        named = (k.value for k in given_at.keywords if k.arg in ("func", "fn", "trainable", "run_or_experiment"))
+        objective = given_at.args[0] if given_at.args else next(named, None)
         if objective is None:
             return NOTHING
         lid, _ = self.key_id("loop", node)
         self.loops.append(lid)
+        self.reports.append(NOTHING)
         try:
             trial = Value(objects=frozenset({self.obj(node, TRIAL).id}))
             if isinstance(objective, ast.Lambda):  # study.optimize(lambda t: objective(t, X_tr, y_tr))
                 result = self.call_lambda(objective, [trial])
             else:
-                given = args[0] if node.args else self.ev(objective)
+                given = args[0] if given_at.args and args else self.ev(objective)
                 result = NOTHING
                 for fid in sorted(given.functions):
                     result = result.join(self.call_function(fid, [trial], {}, node))
@@ -840,8 +857,10 @@ class Estimators(WalkState):
                         result = result.join(
                             self.call_function(call, [Value(objects=frozenset({oid})), trial], {}, node)
                         )
+            result = result.join(self.reports[-1])
         finally:
             self.loops.pop()
+            self.reports.pop()
         self.choose(node, what, self.scores_in([result]))
         validated = [
             e.x for e in self.record.evaluations.values() if lid in e.loops and e.cross_validation and e.x is not None

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from auditor.code import catalog
 from auditor.code.catalog import Kind, Role, Strength
-from auditor.code.estimators import LIGHTNING_CALLBACK, STUDY, STUDY_MAKERS, X_NAMES, Estimators
+from auditor.code.estimators import LIGHTNING_CALLBACK, RAY_TUNER, STUDY, STUDY_MAKERS, X_NAMES, Estimators
 from auditor.code.events import Obj
 from auditor.code.frames import dtype_choice
 from auditor.code.paths import method_path, path_called
@@ -55,6 +55,16 @@ from auditor.code.values import (
     within_rows,
 )
 
+# Ray's calls a trainable reports its metrics by (the tuner picks the best trial by one of them)
+_RAY_REPORTS = frozenset(
+    [
+        "ray.tune.report",
+        "ray.train.report",
+        "ray.air.session.report",
+        "ray.train.session.report",
+        "ray.tune.session.report",
+    ]
+)
 _TRUTH_NAMES = ("y_true", "labels_true", "y_test", "target")
 # numpy's functions of numbers only: a column given them holds numbers
 _NUMBER_FUNCTIONS = frozenset(["log", "log1p", "log2", "log10", "exp", "expm1", "sqrt", "cbrt", "square", "reciprocal"])
@@ -203,6 +213,18 @@ class Library(Estimators, TorchLoops):
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
+        if qualname in _RAY_REPORTS:
+            if self.reports:  # tune.report({"mae": ...}) in a trainable being walked: a trial's scores
+                self.reports[-1] = self.reports[-1].join(Value(scores=self.scores_in([*args, *kwargs.values()])))
+            return NOTHING
+        if qualname in ("ray.tune.Tuner", "ray.tune.tuner.Tuner"):
+            tuner = self.obj(node, RAY_TUNER)
+            tuner.node = node
+            return Value(objects=frozenset({tuner.id}))
+        if qualname in ("ray.tune.run", "ray.tune.tune.run"):  # the older tune.run(trainable, config=...)
+            study = self.obj(node, STUDY)
+            self.optimize(study, args, node, "tune.run()")
+            return NOTHING
         if qualname in ("hyperopt.fmin", "hyperopt.fmin.fmin"):
             # fmin(objective, space, algo=tpe.suggest, max_evals=50): a study of its own, the objective walked once
             # per trial and the settings it returns chosen by the scores the objective returns

@@ -91,6 +91,8 @@ class WalkState(ABC):
         # the row statistics the `if` tests around the statement compare (`if p < 0.01: keep.append(c)`): what a
         # list grows by there was chosen with them, as a comprehension's conditions choose its elements
         self.branch_stats: list[frozenset[int]] = []
+        # what the trials of a tuning run being walked report (Ray Tune's `tune.report(...)`), innermost last
+        self.reports: list[Value] = []
         # the sides of the if/else statements being walked in a loop: what each branch adds to a list is its side
         self.branch_sides: list[Part] = []
         self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}

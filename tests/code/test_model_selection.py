@@ -725,6 +725,47 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # Ray Tune: the trainable walked once per trial, the metric it reports what the best result is picked by
+    "a Ray Tune trainable reporting its test score, the best result kept": (
+        """
+        from ray import tune
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def trainable(config):
+            m = RandomForestClassifier(max_depth=config["max_depth"]).fit(X_tr, y_tr)
+            tune.report({"auc": roc_auc_score(y_te, m.predict_proba(X_te)[:, 1])})
+        space = {"max_depth": tune.choice([3, 6, 12])}
+        tuner = tune.Tuner(trainable, param_space=space, tune_config=tune.TuneConfig(metric="auc", mode="max"))
+        print(tuner.fit().get_best_result().metrics["auc"])
+        """,
+        [("multi_test", 8, True)],
+    ),
+    "the older tune.run with a trainable that reports through session.report": (
+        """
+        from ray import tune
+        from ray.air import session
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def trainable(config):
+            m = RandomForestClassifier(max_depth=config["max_depth"]).fit(X_tr, y_tr)
+            session.report({"acc": m.score(X_te, y_te)})
+        analysis = tune.run(trainable, config={"max_depth": tune.grid_search([3, 6, 12])}, metric="acc", mode="max")
+        print(analysis.best_config)
+        """,
+        [("multi_test", 7, True)],
+    ),
+    "a Ray Tune trainable reporting a validation score, the best depth scored once on the test set": (
+        """
+        from ray import tune
+        X_rest, X_te, y_rest, y_te = train_test_split(X, y, random_state=0)
+        X_tr, X_val, y_tr, y_val = train_test_split(X_rest, y_rest, random_state=0)
+        def trainable(config):
+            m = RandomForestClassifier(max_depth=config["max_depth"]).fit(X_tr, y_tr)
+            tune.report({"auc": roc_auc_score(y_val, m.predict_proba(X_val)[:, 1])})
+        best = tune.Tuner(trainable, param_space={"max_depth": tune.choice([3, 6])}).fit().get_best_result()
+        final = RandomForestClassifier(max_depth=best.config["max_depth"]).fit(X_tr, y_tr)
+        print(roc_auc_score(y_te, final.predict_proba(X_te)[:, 1]))
+        """,
+        [],
+    ),
     # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
     "the class with the lowest F1 of one model, by argmin over classes": (
         """
