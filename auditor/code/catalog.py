@@ -319,6 +319,8 @@ def class_role(qualname: str) -> Role | None:
         return Role(Kind.STATELESS)
     if qualname.startswith("monai.networks.nets.") and name[:1].isupper():  # MONAI's UNet, DenseNet121, ...
         return TORCH_NETWORK
+    if qualname.startswith("torch_geometric.nn.") and name[:1].isupper():  # GCNConv, GAT, GraphSAGE: torch modules
+        return TORCH_NETWORK
     if qualname.startswith(MONAI_LOSSES) and name[:1].isupper():  # DiceLoss, FocalLoss: a torch loss module
         return Role(Kind.STATELESS)
     return None

@@ -93,6 +93,8 @@ class WalkState(ABC):
         self.branch_stats: list[frozenset[int]] = []
         # what the trials of a tuning run being walked report (Ray Tune's `tune.report(...)`), innermost last
         self.reports: list[Value] = []
+        # the split a graph's node masks (data.train_mask, data.test_mask) stand for, by the graph's sources
+        self.graph_masks: dict[frozenset[int], str] = {}
         # the sides of the if/else statements being walked in a loop: what each branch adds to a list is its side
         self.branch_sides: list[Part] = []
         self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}

@@ -1,0 +1,54 @@
+"""PyTorch Geometric: a graph's `data.train_mask`, `val_mask` and `test_mask` are the sides of the split its data
+set was published with, and its layers (`GCNConv`) are torch modules a hand-written loop trains."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import torch
+import torch.nn.functional as F
+from torch_geometric.datasets import Planetoid
+from torch_geometric.nn import GCNConv
+
+data = Planetoid("data", name="Cora")[0]
+conv = GCNConv(data.num_features, 7)
+opt = torch.optim.Adam(conv.parameters(), lr=0.01)
+"""
+
+_EPOCHS = """
+        best = 0.0
+        for epoch in range(200):
+            opt.zero_grad()
+            out = conv(data.x, data.edge_index)
+            F.cross_entropy(out[data.{fit}], data.y[data.{fit}]).backward()
+            opt.step()
+            pred = conv(data.x, data.edge_index).argmax(-1)
+            acc = (pred[data.{chosen}] == data.y[data.{chosen}]).float().mean().item()
+            if acc > best:
+                best = acc
+                torch.save(conv.state_dict(), "best.pt")
+        conv.load_state_dict(torch.load("best.pt"))
+        pred = conv(data.x, data.edge_index).argmax(-1)
+        print((pred[data.test_mask] == data.y[data.test_mask]).float().mean().item())
+        """
+
+
+@pytest.mark.parametrize(
+    ("fit", "chosen", "expected"),
+    [
+        # the epoch kept by its accuracy on the test nodes
+        ("train_mask", "test_mask", ["multi_test"]),
+        # kept by the validation nodes, the test nodes scored once after
+        ("train_mask", "val_mask", []),
+        # trained on the test nodes' labels
+        ("test_mask", "val_mask", ["overlap"]),
+    ],
+)
+def test_a_graph_s_masks_are_its_split(tmp_path: Path, fit: str, chosen: str, expected: list[str]) -> None:
+    found = leaks_found(tmp_path, HEAD, _EPOCHS.format(fit=fit, chosen=chosen))
+    assert sorted({kind for kind, _ in found}) == expected
