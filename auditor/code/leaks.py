@@ -1167,6 +1167,9 @@ class _Rules:
             labels = sorted(s for s in y.sources if not s.startswith("<"))
             if not labels or not self._same_table(x, y):
                 continue
+            # of a label of several columns (lifelines' duration and event), the most direct way one of them is
+            # read: the column itself, then a feature computed from it, then one computed from what it came from
+            found: list[tuple[int, Leak]] = []
             for label in labels:
                 # a number when the model regresses, or when the code made it one (astype(int), a map to 0 and 1)
                 numeric = True if regression or label in x.columns.numbers or y.number else None
@@ -1200,6 +1203,7 @@ class _Rules:
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
                 present = x.columns.has(label, numeric) and not emptied
+                directness = 0 if present else 2 if upstream else 3 if via is not None else 4 if spread else 1
                 if present:
                     detail = f"the label column '{label}' is among the features"
                 elif upstream:
@@ -1237,22 +1241,26 @@ class _Rules:
                         " A statistic of earlier rows' labels can stay if it leaves the row's own label out: "
                         "shift(1) before a rolling or expanding mean."
                     )
-                leaks.setdefault(
-                    site,
-                    Leak(
-                        LeakKind.LABEL_IN_FEATURES,
-                        True,
-                        site,
-                        what,
-                        f"{what} learns y = '{label}' from X, and {detail}: the model can read the answer.",
-                        (),
-                        x.chain,
-                        fix,
-                        (("label", label), ("columns", ", ".join(derived or [label]))),
-                        (site,),
-                        (("train", site, what),),
-                    ),
+                found.append(
+                    (
+                        directness,
+                        Leak(
+                            LeakKind.LABEL_IN_FEATURES,
+                            True,
+                            site,
+                            what,
+                            f"{what} learns y = '{label}' from X, and {detail}: the model can read the answer.",
+                            (),
+                            x.chain,
+                            fix,
+                            (("label", label), ("columns", ", ".join(derived or [label]))),
+                            (site,),
+                            (("train", site, what),),
+                        ),
+                    )
                 )
+            if found:
+                leaks.setdefault(site, min(found, key=lambda f: f[0])[1])
         return list(leaks.values())
 
     def _label_by_position(self, site: Site, what: str, x: Data, y: Data) -> Leak:

@@ -62,3 +62,20 @@ def test_cuts_that_meet_are_told_to_be_made_disjoint(tmp_path: Path) -> None:
         assert fix.startswith("Make the two cuts disjoint")
     [fix] = _fixes(tmp_path, "tr, te = df, df[df['day'] >= '2023-07-01']\n" + fit)
     assert fix.startswith("Train on the training part only")
+
+
+def test_a_label_of_two_columns_is_named_by_the_one_a_feature_reads_most_directly(tmp_path: Path) -> None:
+    """A survival label is a duration and an event: a feature divided by the duration is read through the duration
+    itself, not through the end date the event was also computed from."""
+    body = """
+from lifelines import CoxPHFitter
+acc = pd.read_csv("accounts.csv", parse_dates=["start", "end"])
+acc["churned"] = acc["end"].notna().astype(int)
+acc["end"] = acc["end"].fillna(pd.Timestamp("2024-06-30"))
+acc["duration_days"] = (acc["end"] - acc["start"]).dt.days
+acc["tickets_per_month"] = acc["tickets"] / (acc["duration_days"] / 30.0)
+train, test = train_test_split(acc[["duration_days", "churned", "tickets_per_month", "seats"]], random_state=0)
+cph = CoxPHFitter().fit(train, duration_col="duration_days", event_col="churned")
+"""
+    [message] = _messages(tmp_path, body)
+    assert "'tickets_per_month' computed from the label 'duration_days' is among the features" in message
