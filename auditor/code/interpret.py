@@ -5,6 +5,7 @@ each call with the arguments bound (and once more on their own if no call reache
 from __future__ import annotations
 
 import ast
+import math
 import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
@@ -216,6 +217,11 @@ class Walker(Calls, Frames):
             ends = [e for e in (self.ev(a).const for a in over.args) if type(e) is int]
             if 1 <= len(ends) == len(over.args) <= 3 and not over.keywords and ends[2:] != [0]:
                 count = len(range(*ends))
+        if count is None and isinstance(over, ast.Call) and self.ev(over.func).names == {"itertools.product"}:
+            # itertools.product([2, 3, 5], [1, 10]): a pass per combination of the lists' items
+            lengths = [len(items) for a in over.args if (items := self.ev(a).items) is not None]
+            if lengths and len(lengths) == len(over.args) and not over.keywords:
+                count = math.prod(lengths)
         if count is not None:
             lid = self.key_id("loop", node)[0]
             self.record.pass_counts[lid] = count

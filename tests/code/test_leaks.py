@@ -1573,6 +1573,15 @@ for depth in (3, 6):
 print(max(scores, key=scores.get))""",
             "for 6 models,",
         ),
+        (  # a model per combination of itertools.product's lists: 2 x 3
+            """import itertools
+scores = {}
+for depth, n in itertools.product((3, 6), [100, 200, 300]):
+    m = RandomForestRegressor(max_depth=depth, n_estimators=n).fit(X_tr, y_tr)
+    scores[(depth, n)] = r2_score(y_te, m.predict(X_te))
+print(max(scores, key=scores.get))""",
+            "for 6 models,",
+        ),
         (  # two models fitted per candidate and scored together (a T-learner's uplift): one try a pass
             """from sklearn.base import clone
 auc = {}
