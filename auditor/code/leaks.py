@@ -1235,6 +1235,14 @@ class _Rules:
                     f"Drop {' and '.join(repr(c) for c in dropped)} from X "
                     f"(e.g. X = df.drop(columns=[{', '.join(repr(c) for c in dropped)}]))."
                 )
+                stacked = sorted(line for c, line in x.stacked if c == label)
+                if present and stacked:
+                    # np.c_[X, np.log1p(y)]: the label's column put beside the features, not a column of the table
+                    at = self.at_line(stacked[0])
+                    detail = f"a column of the label '{label}' is stacked beside the features at {at}"
+                    fix = (
+                        f"Leave the label '{label}' (and what is computed from it) out of the columns stacked at {at}."
+                    )
                 if derived and not present and not upstream and via is None:
                     # form5 = a rolling mean of `won` that holds the row's own result: a lag keeps the feature
                     fix += (

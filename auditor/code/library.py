@@ -457,7 +457,7 @@ class Library(Estimators, TorchLoops):
         if pair in catalog.ROW_CONCAT_FUNCTIONS:
             return self.concat(qualname, args, kwargs, node)
         if pair in catalog.COLUMN_CONCAT_FUNCTIONS:
-            return self._columns_joined(args)
+            return self._columns_joined(args, node)
         if pair in catalog.RESAMPLE_FUNCTIONS:
             return self._resample(args, kwargs, node)
         if package == "builtins":
@@ -1160,7 +1160,7 @@ class Library(Estimators, TorchLoops):
         if axis is None and len(args) > 1 and not qualname.endswith("append"):
             axis = args[1]  # concatenate(arrays, 1), pd.concat(frames, 1)
         if axis is not None and axis.const in (1, "columns"):
-            return self._columns_joined(parts)
+            return self._columns_joined(parts, node)
         datas = [v.data for v in parts if v.data is not None]
         if not datas:
             return NOTHING
@@ -1247,7 +1247,7 @@ class Library(Estimators, TorchLoops):
                 columns[str(key)] = columns.get(str(key), NOTHING).join(Value(scores=self.scores_in([value])))
         return columns if any(v.scores for v in columns.values()) else None
 
-    def _columns_joined(self, values: list[Value]) -> Value:
+    def _columns_joined(self, values: list[Value], node: ast.AST | None = None) -> Value:
         datas: list[Data | None] = []
         for v in values:  # np.hstack([X, y[:, None]]): each item's columns, side by side
             if v.items and v.data is None:
@@ -1263,7 +1263,10 @@ class Library(Estimators, TorchLoops):
         present = [named_column(d) for d in present]
         joined = join_datas(present)
         assert joined is not None
-        return Value(data=replace(joined, columns=None if any(d.columns is None for d in present) else joined.columns))
+        line = getattr(node, "lineno", None)
+        stacked = {(c, line) for d in present for c in d.sources if line is not None and len(present) > 1}
+        columns = None if any(d.columns is None for d in present) else joined.columns
+        return Value(data=replace(joined, columns=columns, stacked=joined.stacked | stacked))
 
     def _resample(self, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
         replace_rows = kwargs.get("replace")
@@ -1486,7 +1489,7 @@ class Library(Estimators, TorchLoops):
         if name == "insert" and len(args) >= 3 and first.data is not None:
             axis = kwargs.get("axis") or (args[3] if len(args) > 3 else None)
             if axis is not None and axis.const == 1:  # np.insert(X, k, y, axis=1): y as a column of X
-                return self._columns_joined([args[0], args[2]])
+                return self._columns_joined([args[0], args[2]], node)
         if name == "delete" and len(args) >= 2 and first.data is not None:
             axis = kwargs.get("axis") or (args[2] if len(args) > 2 else None)
             if axis is not None and axis.const == 1:  # np.delete(X, -1, axis=1): columns taken out by position

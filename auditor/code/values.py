@@ -531,6 +531,9 @@ class Data:
     # an array's, not named): which one cannot be named, but it is one of them, so a model given every one of them
     # as features is given it too
     position_of: tuple[Columns | None, str] | None = None  # (those columns, the table as written: `train`)
+    # the columns put beside others by a column stack (np.c_[X, np.log1p(y)], np.column_stack, hstack, concat
+    # along axis 1), with the line that stacked them: where a label among them came in
+    stacked: frozenset[tuple[str, int]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -583,6 +586,7 @@ class Data:
             sideways=self.sideways | other.sideways,
             earlier=_earlier_only(self, other),
             position_of=self.position_of if self.position_of == other.position_of else None,
+            stacked=self.stacked | other.stacked,
         )
 
     def turned(self) -> Data:

@@ -197,3 +197,25 @@ def test_a_label_by_position_names_the_table_it_was_taken_from(tmp_path: Path) -
     [leak] = result.leaks
     assert "learns y, a column of 'df' given by its position" in leak.leak.message
     assert leak.leak.fix.endswith("(df[:, :-1] beside df[:, -1], df.iloc[:, 1:] beside df.iloc[:, 0]).")
+
+
+@pytest.mark.parametrize(
+    "stacked",
+    [
+        'np.c_[nodes[["f1", "f2"]].to_numpy(), np.log1p(y.to_numpy())]',
+        'np.column_stack([nodes["f1"], nodes["f2"], y])',
+        'pd.concat([nodes[["f1", "f2"]], nodes["label"]], axis=1)',
+    ],
+)
+def test_a_label_stacked_beside_the_features_is_told_where_it_was_stacked(tmp_path: Path, stacked: str) -> None:
+    """The fix names the stack to leave the label out of, not a drop of a column the table never had."""
+    from tests.code.reading import read_script
+
+    result, offset = read_script(tmp_path, HEAD, BODY.format(stacked=stacked))
+    [placed] = result.leaks
+    line = offset + 1  # `feats = ...`, the body's first line
+    assert f"a column of the label 'label' is stacked beside the features at line {line}" in placed.leak.message
+    assert (
+        placed.leak.fix
+        == f"Leave the label 'label' (and what is computed from it) out of the columns stacked at line {line}."
+    )
