@@ -1272,6 +1272,12 @@ class Frames(WalkState):
         if holder.data is None and holder.parts and indexer is None and self._reorders(node.slice):
             # tr[np.argsort(qid[tr])]: the same positions in another order (each query's rows together)
             return Value(parts=holder.parts)
+        if holder.data is None and holder.parts and indexer is None and not holder.objects and not holder.items:
+            # te[:50], te[qid[te] == q]: some of a part's positions, the rows they stand for cut again, so the rows
+            # at them lie within that part (and two cuts of it, [:50] and [50:], apart)
+            stood_for = self.parts_rows(holder.parts)
+            if stood_for is not None:
+                return self.pick(stood_for, None, node.slice, index, node)
         if holder.data is not None:
             picked = self.pick(holder.data, indexer, node.slice, index, node)
             kinds = self._index_kinds(index)

@@ -1126,15 +1126,16 @@ class _Rules:
         return split is not None and split.published
 
     def _scored_later(self, rows: frozenset[Atom], site: Site) -> Evaluation | None:
-        """The first score after ``site`` of ``rows`` or rows that hold them (X_te[:50] watched, then the whole
-        of X_te scored); None when they are not scored again."""
+        """The first score after ``site`` of ``rows``, rows that hold them (X_te[:50] watched, then the whole of X_te
+        scored) or some of them (X_te watched, X_te[:100] or one query's rows of it scored); None when they are not
+        scored again."""
         later = [
             e
             for e in self._evaluations()
             if e.x is not None
             and _after(e.site, site)
             and not e.cross_validation
-            and any(a.within(b) for a in rows for b in e.x.rows)
+            and any(a.within(b) or b.within(a) for a in rows for b in e.x.rows)
         ]
         return min(later, key=lambda e: (*(line for line, _ in e.site.via), e.site.line, e.site.column), default=None)
 

@@ -204,7 +204,7 @@ class WalkState(ABC):
 
     def key_id(self, kind: str, node: ast.AST) -> tuple[int, bool]:
         """The id of what ``node`` makes in the current chain of calls, and whether it is new."""
-        passes = tuple(self.item_passes) if kind == "fit" else ()
+        passes = tuple(self.item_passes) if kind in ("fit", "evaluation") else ()
         key = (kind, id(node), tuple(id(c) for c in self.calls), passes)
         found = self._ids.get(key)
         if found is not None:

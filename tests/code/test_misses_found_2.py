@@ -335,6 +335,26 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("multi_test", 12)],
     ),
+    "the whole test part watched by XGBoost's early stopping, then its first rows scored": (
+        _ES_DATA
+        + """
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        booster = xgb.XGBClassifier(early_stopping_rounds=10)
+        booster.fit(X_tr, y_tr, eval_set=[(X_te, y_te)])
+        print(accuracy_score(y_te[:100], booster.predict(X_te[:100])))
+        """,
+        [("multi_test", 12)],
+    ),
+    "the first rows of the test part watched by early stopping, the rest of it scored: a validation carved off": (
+        _ES_DATA
+        + """
+        X_tr, X_te, y_tr, y_te = X_train, X_test, y_train, y_test
+        booster = xgb.XGBClassifier(early_stopping_rounds=10)
+        booster.fit(X_tr, y_tr, eval_set=[(X_te[:50], y_te[:50])])
+        print(accuracy_score(y_te[50:], booster.predict(X_te[50:])))
+        """,
+        [],
+    ),
     "X_val split from a table named latest, watched by early stopping and scored: a validation set": (
         f"""
         import tensorflow as tf

@@ -99,3 +99,54 @@ def test_positions_put_in_another_order(tmp_path: Path, body: str, expected: lis
         "print(roc_auc_score(y_all[te], m.predict_proba(X_all[te])[:, 1]))\n"
     )
     assert [kind for kind, _ in leaks_found(tmp_path, _REORDERED, body + score)] == expected
+
+
+_SUBSET = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import GroupShuffleSplit, KFold
+
+df = pd.read_csv("d.csv")
+X, y, g = df[["a", "b"]].to_numpy(), df["y"].to_numpy(), df["patient"].to_numpy()
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # some of the test positions scored: the first 50, one patient's
+        (
+            "tr, te = next(GroupShuffleSplit(n_splits=1).split(X, y, groups=g))\n"
+            "clf = LogisticRegression().fit(X[tr], y[tr])\n"
+            "rows = te[:50]\nprint(accuracy_score(y[rows], clf.predict(X[rows])))\n",
+            [],
+        ),
+        (
+            "tr, te = next(GroupShuffleSplit(n_splits=1).split(X, y, groups=g))\n"
+            "clf = LogisticRegression().fit(X[tr], y[tr])\n"
+            "for p in np.unique(g[te]):\n"
+            "    rows = te[g[te] == p]\n    print(p, accuracy_score(y[rows], clf.predict(X[rows])))\n",
+            [],
+        ),
+        # some of each fold's held-out positions
+        (
+            "accs = []\nfor tr, va in KFold(5, shuffle=True, random_state=0).split(X):\n"
+            "    clf = LogisticRegression().fit(X[tr], y[tr])\n"
+            "    rows = va[:50]\n    accs.append(accuracy_score(y[rows], clf.predict(X[rows])))\n"
+            "print(np.mean(accs))\n",
+            [],
+        ),
+        # the first 50 test positions put into training, then the first 100 scored
+        (
+            "tr, te = next(GroupShuffleSplit(n_splits=1).split(X, y, groups=g))\n"
+            "fit_rows = np.concatenate([tr, te[:50]])\n"
+            "clf = LogisticRegression().fit(X[fit_rows], y[fit_rows])\n"
+            "rows = te[:100]\nprint(accuracy_score(y[rows], clf.predict(X[rows])))\n",
+            ["overlap"],
+        ),
+    ],
+)
+def test_some_of_a_part_s_positions(tmp_path: Path, body: str, expected: list[str]) -> None:
+    assert [kind for kind, _ in leaks_found(tmp_path, _SUBSET, body)] == expected
