@@ -769,6 +769,8 @@ class Walker(Calls, Frames):
         joined = _texts_joined(node.op, left, right)
         if joined is not None:  # "lag_" + str(k): a name, known
             return joined
+        if isinstance(node.op, ast.BitOr) and self.graph_sides(left) and self.graph_sides(right):
+            return Value(parts=left.parts | right.parts)  # data.train_mask | data.val_mask: the nodes of both
         if isinstance(node.op, ast.MatMult) and left.data is not None and right.data is not None:
             # oof @ w, X @ components: the rows are the left's; the right's rows are summed over, what they were
             # computed with kept (weights being fitted are not rows scored)
@@ -802,14 +804,17 @@ class Walker(Calls, Frames):
     ) -> Value | None:
         """`history[1:] + [test[t]]`: a list the program built and a written list put together, a list of the rows of
         both, as extend() makes it (in a loop after the pass's forecast, each pass's row is a later pass's)."""
-        if not isinstance(op, ast.Add) or (left.items is None and right.items is None):
-            return None
-        if left.items is not None or right.items is None or not self._a_list(left):
+        if not isinstance(op, ast.Add) or left.items is not None or not self._a_list(left):
             return None  # [X0] + [copies ...]: a written list first is read as list arithmetic (_list_items)
+        if right.items is None and not self._a_list(right):
+            return None
         rows = self.rows_of([left, right])
         if rows is None:
             return None
-        added = [item.data for item in right.items if item.data is not None]
+        # history + [test[t]], or + list(test[t:t + 1]): the rows the right side's items hold
+        added = [item.data for item in right.items if item.data is not None] if right.items is not None else []
+        if right.items is None and (held := self.rows_of([right])) is not None:
+            added.append(held)
         if added:
             self.note_appended_after_fit(added, node)
         made = self.container(node, Value(data=rows))
@@ -843,6 +848,8 @@ class Walker(Calls, Frames):
 
     def _ev_UnaryOp(self, node: ast.UnaryOp) -> Value:
         value = self.ev(node.operand)
+        if isinstance(node.op, ast.Invert | ast.Not) and self.graph_sides(value):
+            return self.graph_complement(value)
         if value.data is not None and value.data.mask is not None and isinstance(node.op, ast.Invert | ast.Not):
             return replace(value, data=replace(value.data, mask=f"~({value.data.mask})"))
         if value.consts:  # -1 is not 1: shift(-1) reads the next row, shift(1) the one before
@@ -915,7 +922,13 @@ class Walker(Calls, Frames):
         if container and isinstance(node, ast.expr) and any(self._a_list(v) for v in starred):
             # [*history, test[t]]: a list the program built and rows added to it, a list of the rows of both as
             # history + [test[t]] is (_lists_added)
-            added = [v.data for e, v in zip(elts, values, strict=True) if not isinstance(e, ast.Starred) and v.data]
+            # (a starred slice of rows, `*test[t:t + 1]`, is rows added, as a starred list of rows is)
+            rows = [
+                self.rows_of([v])
+                for e, v in zip(elts, values, strict=True)
+                if not self._a_list(v) or not isinstance(e, ast.Starred)
+            ]
+            added = [d for d in rows if d is not None]
             if added:
                 self.note_appended_after_fit(added, node)
             return Value(objects=frozenset({found.id}), data=self.rows_of(values))

@@ -213,6 +213,11 @@ class Library(Estimators, TorchLoops):
             return made
         if qualname in STUDY_MAKERS:
             return Value(objects=frozenset({self.obj(node, STUDY).id}))
+        graph = bool(args) and all(self.graph_sides(a) for a in args)
+        if last in ("logical_or", "logical_not") and package in ("numpy", "torch") and graph:
+            # np.logical_or(train_mask, val_mask), torch.logical_not(test_mask): the nodes of either, of neither
+            either = Value(parts=frozenset().union(*(a.parts for a in args)))
+            return either if last == "logical_or" else self.graph_complement(either)
         if qualname in _RAY_REPORTS:
             if self.reports:  # tune.report({"mae": ...}) in a trainable being walked: a trial's scores
                 self.reports[-1] = self.reports[-1].join(Value(scores=self.scores_in([*args, *kwargs.values()])))

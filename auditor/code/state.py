@@ -25,6 +25,8 @@ def shortened(written: str, limit: int = TEXT_LIMIT) -> str:
     return written if len(written) <= limit else written[: limit - 1] + "…"
 
 
+# The sides of a graph's node masks (PyTorch Geometric's data.train_mask, val_mask, test_mask).
+GRAPH_SIDES = ("train", "validation", "test")
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
 # What a neighbours search (kneighbors, radius_neighbors) returns as indices: rows that may include each queried
@@ -572,6 +574,15 @@ class WalkState(ABC):
                 return None
             rows |= {a.with_part(part) for a in split.data.rows}
         return Data(frozenset(rows)) if rows else None
+
+    def graph_sides(self, value: Value) -> bool:
+        """Whether ``value`` is one or more of a graph's node masks (data.train_mask) and nothing else."""
+        masks = set(self.graph_masks.values())
+        return value == Value(parts=value.parts) and bool(value.parts) and all(p.split in masks for p in value.parts)
+
+    def graph_complement(self, value: Value) -> Value:
+        """`~data.test_mask`: the graph's other named sides (its unlabelled nodes give no labels to score)."""
+        return Value(parts=frozenset(Part(p.split, side) for p in value.parts for side in GRAPH_SIDES) - value.parts)
 
     def rows_of(self, values: list[Value], depth: int = 0) -> Data | None:
         """The rows among ``values``, also those inside lists and tuples of them (np.stack([...])), nested a few

@@ -77,3 +77,29 @@ def test_each_mask_s_score_of_one_comprehension_is_its_own(tmp_path: Path, chose
     kept by the validation accuracy, the test accuracy only recorded beside it, chooses nothing on the test."""
     found = leaks_found(tmp_path, HEAD, _EACH_MASK.format(chosen=chosen))
     assert sorted({kind for kind, _ in found}) == expected
+
+
+@pytest.mark.parametrize(
+    ("fit", "expected"),
+    [
+        # the training and validation nodes together, or every node but the test ones: the test nodes scored once
+        ("data.train_mask | data.val_mask", []),
+        ("~data.test_mask", []),
+        ("torch.logical_or(data.train_mask, data.val_mask)", []),
+        ("torch.logical_not(data.test_mask)", []),
+        # the test nodes among them
+        ("data.train_mask | data.test_mask", ["overlap"]),
+        ("~data.val_mask", ["overlap"]),
+    ],
+)
+def test_masks_put_together(tmp_path: Path, fit: str, expected: list[str]) -> None:
+    body = f"""
+        fit_mask = {fit}
+        for epoch in range(200):
+            opt.zero_grad()
+            F.cross_entropy(conv(data.x, data.edge_index)[fit_mask], data.y[fit_mask]).backward()
+            opt.step()
+        pred = conv(data.x, data.edge_index).argmax(-1)
+        print((pred[data.test_mask] == data.y[data.test_mask]).float().mean().item())
+        """
+    assert sorted({kind for kind, _ in leaks_found(tmp_path, HEAD, body)}) == expected

@@ -305,6 +305,10 @@ _FIT = """\
         # a list display that unpacks the history and adds the row
         ("list(tr)", "for t in range(len(te)):", "    history = [*history, te[t]]", "te"),
         ("list(tr)", "for obs in te:", "    history = [*history[1:], obs]", "te"),
+        # the pass's row as a slice, put in a list or unpacked
+        ("list(tr)", "for t in range(len(te)):", "    history = history + list(te[t:t + 1])", "te"),
+        ("list(tr)", "for t in range(len(te)):", "    history += list(te[t:t + 1])", "te"),
+        ("list(tr)", "for t in range(len(te)):", "    history = [*history, *te[t:t + 1]]", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])
