@@ -985,12 +985,15 @@ class Walker(Calls, Frames):
                     if self._kept(generators[0], item, node):
                         each.append(element()[0])  # type: ignore[operator]
             known = source.items
-            if known is None and counted and not generators[0].ifs and _a_name_made(node):
-                # [f"band_{i}" for i in range(3)]: the names of each number, known one by one
-                known = counted
+            limit = EACH_ITEM
+            if known is None and not generators[0].ifs and _a_name_made(node):
+                # [f"mfcc_{i}" for i in range(40)]: the names of each number, known one by one (a text each, so
+                # more of them are read than of elements that are rows)
+                known = self._counted(generators[0].iter, NAMES_MADE)
+                limit = NAMES_MADE
             if each is not None:
                 value, key = join_all(each), NOTHING
-            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= EACH_ITEM:
+            elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= limit:
                 # [sc.transform(x) for x in (X_train, X_test)]: one element per item, kept apart, so unpacking
                 # the result gives each part its own rows (not both parts put back together)
                 self.record.pass_values[self.loops[-1]] = _item_values(known)
@@ -1053,7 +1056,7 @@ class Walker(Calls, Frames):
         remaining = positions_left(self.ev(gen.iter).data, self.ev(condition.comparators[0]).data)
         return Value(data=remaining) if remaining is not None else None
 
-    def _counted(self, iterated: ast.expr) -> tuple[Value, ...] | None:
+    def _counted(self, iterated: ast.expr, most: int = EACH_ITEM) -> tuple[Value, ...] | None:
         """The numbers of `range(k)` with k a known count of at most a few: a loop over them walked number by number,
         so `folds[i]` is one piece in each pass (None: any other iterable)."""
         if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "range"):
@@ -1061,7 +1064,7 @@ class Walker(Calls, Frames):
         if len(iterated.args) != 1 or iterated.keywords or "range" in self.current:
             return None
         count = self.ev(iterated.args[0]).const
-        if type(count) is not int or not 2 <= count <= EACH_ITEM:
+        if type(count) is not int or not 2 <= count <= most:
             return None
         return tuple(Value(consts=frozenset({i})) for i in range(count))
 
@@ -1634,6 +1637,10 @@ def _name_pattern(condition: ast.expr, name: str, ev: Callable[[ast.AST], Value]
         if isinstance(pattern, str) and isinstance(subject, ast.Name) and subject.id == name:
             return pattern if called == "re.search" else f"^(?:{pattern})"
     return None
+
+
+# Names made of the numbers of a range, `[f"mfcc_{i}" for i in range(40)]`, are read one by one up to this many.
+NAMES_MADE = 256
 
 
 def _a_name_made(node: ast.AST) -> bool:

@@ -522,6 +522,14 @@ NUMBERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
         _NUMBERED.format(made='["lag_" + str(k) for k in range(3)]', more='["yield_t"]') + _FIT,
         [("label_in_features", 6)],
     ),
+    "names made of the numbers of a longer range, the label among them": (
+        """
+        df = pd.read_csv("fields.csv")
+        X, y = df[[f"band_{i}" for i in range(12)]], df["band_11"]
+        """
+        + _FIT,
+        [("label_in_features", 5)],
+    ),
     "names made of the numbers of a range, another column added": (
         _NUMBERED.format(made='[f"band_{i}" for i in range(3)]', more='["ndvi"]') + _FIT,
         [],

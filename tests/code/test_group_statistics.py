@@ -392,3 +392,17 @@ def test_a_statistic_per_group_of_the_columns_a_pattern_keeps(
 ) -> None:
     found = leaks_found(tmp_path, HEAD, _PATTERN.format(prefix=prefix, split=split))
     assert sorted({kind for kind, _ in found}) == expected
+
+
+@pytest.mark.parametrize(("cv", "expected"), [("GroupKFold(5)", []), ("KFold(5, shuffle=True)", ["preprocessing"])])
+def test_a_statistic_per_group_of_many_columns_named_by_number(tmp_path: Path, cv: str, expected: list[str]) -> None:
+    """Forty names made of a range's numbers are forty known columns, none of them the label: each speaker's own
+    normalisation under a split by speaker reads no other speaker's rows."""
+    body = f"""
+        FEATURES = [f"mfcc_{{i}}" for i in range(40)]
+        clips = pd.read_csv("clips.csv")
+        clips[FEATURES] = clips.groupby("speaker_id")[FEATURES].transform(lambda s: (s - s.mean()) / s.std())
+        m = GradientBoostingClassifier()
+        print(cross_val_score(m, clips[FEATURES], clips["emotion"], groups=clips["speaker_id"], cv={cv}).mean())
+        """
+    assert sorted({kind for kind, _ in leaks_found(tmp_path, HEAD, body)}) == expected
