@@ -208,6 +208,8 @@ class Estimators(WalkState):
                 self.select_first(found, [*args, *kwargs.values()])
         elif role.kind is Kind.SEARCH:
             found.steps = sorted(self._estimators([argument(args, kwargs, 0, "estimator")]))
+        elif role.kind is Kind.MODEL:
+            found.wrapped = sorted(self._estimators([argument(args, kwargs, 0, "estimator", "base_estimator")]))
         return Value(objects=frozenset({found.id}))
 
     def _learned_in(self, function: ast.Lambda | ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[int]:

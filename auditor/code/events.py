@@ -54,6 +54,8 @@ class Obj:
     role: Role | None = None
     node: ast.AST | None = None  # the call that built it
     steps: list[int] = field(default_factory=list)  # a pipeline's or a search's inner estimators
+    # the estimator a model wraps (CalibratedClassifierCV(base), BaggingClassifier(estimator=tree)): built apart
+    wrapped: list[int] = field(default_factory=list)
     params: dict[str, Value] = field(default_factory=dict)  # keyword arguments of its constructor
     fits: frozenset[int] = frozenset()  # its latest learner fits (transform applies these)
     trains: frozenset[int] = frozenset()  # its latest trainings (predict and score use these)

@@ -1065,11 +1065,13 @@ class _Rules:
 
     def _read_beside_seeds(self, built: Obj) -> frozenset[str] | None:
         """The names a model's construction reads, but for seeds; a pipeline's steps built apart (`clf = ...`,
-        then `make_pipeline(scaler, clf)`) are read where they were built. None when that cannot be seen."""
+        then `make_pipeline(scaler, clf)`), or the estimator a model wraps (`CalibratedClassifierCV(base)`), are read
+        where they were built. None when that cannot be seen."""
         if built.node is None:
             return None
         read = read_beside_seeds(built.node)
         steps = [s for s in nested_steps(self.r.objects, [built.id]) if s.id != built.id]
+        steps += [self.r.objects[w] for w in built.wrapped]  # CalibratedClassifierCV(base): base built apart
         if not steps or any(s.node is None for s in steps):
             return read
         read -= step_names(built.node)

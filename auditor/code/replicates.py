@@ -130,12 +130,13 @@ def read_beside_seeds(call: ast.AST) -> frozenset[str]:
 
 
 def step_names(call: ast.AST) -> frozenset[str]:
-    """The names a pipeline's call is given as its steps (`make_pipeline(scaler, clf)`, `Pipeline([("m", clf)])`):
-    what they read is read where each step was built."""
+    """The names a pipeline's call is given as its steps (`make_pipeline(scaler, clf)`, `Pipeline([("m", clf)])`),
+    or a model's as the estimator it wraps (`CalibratedClassifierCV(base)`): what they read is read where each
+    was built."""
     if not isinstance(call, ast.Call):
         return frozenset()
     found: set[str] = set()
-    for arg in [*call.args, *(k.value for k in call.keywords if k.arg == "steps")]:
+    for arg in [*call.args, *(k.value for k in call.keywords if k.arg in ("steps", "estimator", "base_estimator"))]:
         items = arg.elts if isinstance(arg, ast.List | ast.Tuple) else [arg]
         for item in items:
             if isinstance(item, ast.Tuple) and len(item.elts) == 2:

@@ -110,6 +110,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    "spread over seeds of a calibrated model wrapping one built just before it, max reported": (
+        """
+        from sklearn.calibration import CalibratedClassifierCV
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for seed in range(5):
+            forest = RandomForestClassifier(n_estimators=50, random_state=seed)
+            model = CalibratedClassifierCV(forest, method="isotonic", cv=5)
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(np.mean(scores), max(scores))
+        """,
+        [],
+    ),
+    "a bagged model wrapping one whose depth changes per pass, the best score reported": (
+        """
+        from sklearn.ensemble import BaggingClassifier
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        scores = []
+        for depth in range(2, 7):
+            tree = RandomForestClassifier(max_depth=depth, random_state=0)
+            model = BaggingClassifier(estimator=tree, random_state=0)
+            model.fit(X_tr, y_tr)
+            scores.append(accuracy_score(y_te, model.predict(X_te)))
+        print(max(scores))
+        """,
+        [("multi_test", 8, True)],
+    ),
     "a pipeline whose model's size changes per pass, the best score reported": (
         """
         X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
