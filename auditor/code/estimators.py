@@ -1028,10 +1028,20 @@ class Estimators(WalkState):
             return found.elements
         return NOTHING
 
+    def _given_rows(self, given: Value) -> Data | None:
+        """The rows a fit, transform or predict is given: the value's own, or those of a list a loop filled with
+        one element per row (`for t in df.text: texts.append(t.lower())`), as a comprehension's would be."""
+        if given.data is not None or not given.objects:
+            return given.data
+        if not all(self.record.objects[o].qualname == CONTAINER for o in given.objects):
+            return None
+        each = self.iterate(given).data
+        return replace(each, each_row=False) if each is not None and each.each_row else None
+
     def _fit(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call, transform: bool
     ) -> Value:
-        x = argument(args, kwargs, 0, *X_NAMES).data
+        x = self._given_rows(argument(args, kwargs, 0, *X_NAMES))
         y = argument(args, kwargs, 1, *Y_NAMES).data
         if found.qualname.startswith("sentence_transformers.") and name == "fit":
             # fit(train_objectives=[(loader, loss)]) or a CrossEncoder's fit(train_dataloader=loader): the examples
@@ -1296,7 +1306,7 @@ class Estimators(WalkState):
         return self.rows_of([given])
 
     def _transform(self, found: Obj, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:
-        x = argument(args, kwargs, 0, *X_NAMES).data
+        x = self._given_rows(argument(args, kwargs, 0, *X_NAMES))
         if x is None:
             return NOTHING
         x = self._refitted(found, x, node)
@@ -1328,7 +1338,7 @@ class Estimators(WalkState):
         name: str = "predict",
         node: ast.AST | None = None,
     ) -> Value:
-        x = argument(args, kwargs, 0, "X", "x", "data").data
+        x = self._given_rows(argument(args, kwargs, 0, "X", "x", "data"))
         named = found.entries["#formula"].strings() if "#formula" in found.entries else None
         if x is not None and x.columns is not None and named is not None:
             # a statsmodels formula's model given the whole table: it reads the columns its formula names

@@ -975,6 +975,10 @@ class Walker(Calls, Frames):
         kept_by: list[Value] = []  # the conditions of a comprehension over one source's rows
         try:
             source = self.ev(generators[0].iter)
+            if source.data is None and source.objects:
+                # [f(t) for t in tokens] of a list a loop filled with one element per row: over those rows
+                rows = self._given_rows(source)
+                source = replace(source, data=rows) if rows is not None else source
             counted = self._counted(generators[0].iter)
             if len(generators) == 1 and not generators[0].ifs:
                 self._count_passes(node, generators[0].iter, source.items)
@@ -985,6 +989,11 @@ class Walker(Calls, Frames):
                     if self._kept(generators[0], item, node):
                         each.append(element()[0])  # type: ignore[operator]
             known = source.items
+            if known is not None and any(
+                self.record.objects[o].qualname == CONTAINER and self.record.objects[o].elements != join_all(known)
+                for o in source.objects
+            ):
+                known = None  # `tokens = []`, then appended to in a loop: its items are no longer the written ones
             limit = EACH_ITEM
             if known is None and not generators[0].ifs and _a_name_made(node):
                 # [f"mfcc_{i}" for i in range(40)]: the names of each number, known one by one (a text each, so
