@@ -786,6 +786,9 @@ class Walker(Calls, Frames):
             # df["price"] / df["sqft"], df["sales"] - 1: columns of text have no such arithmetic, so they are numbers
             shown = frozenset().union(*(v.data.sources for v in (left, right) if v.data is not None and v.data.picked))
             combined = replace(combined, data=replace(combined.data, numeric=combined.data.numeric | shown))
+        if combined.data is not None and _makes_a_number(node.op, left, right):
+            # df["yield_t_ha"] * 14.87: a number, which select_dtypes("number") keeps
+            combined = replace(combined, data=replace(combined.data, number=True))
         masks = [v.data.mask for v in (left, right) if v.data is not None and v.data.mask is not None]
         if isinstance(node.op, ast.BitAnd) and len(masks) == 2 and combined.data is not None:
             # (df.date < cut) & (df.store != 3): the rows where both hold, each condition kept (frames.py)
@@ -1554,6 +1557,18 @@ def _formatted(part: ast.expr, value: object) -> str | None:
 
 # Arithmetic that text (or a column of it) does not have: `+` joins texts, `*` repeats them, `%` formats them.
 _NUMERIC_OPS = (ast.Sub, ast.Div, ast.FloorDiv, ast.Pow)
+
+
+def _makes_a_number(op: ast.operator, left: Value, right: Value) -> bool:
+    """Whether a column and a number put together by ``op`` make numbers: `x * 14.87`, `x / 30`, `x + 1`, `x ** 2`
+    (text times an integer repeats it, and dates less a number are dates: neither is said to be a number)."""
+    sides = [v for v in (left, right) if v.data is not None]
+    consts = [v.const for v in (left, right) if v.data is None and type(v.const) in (int, float)]
+    if len(sides) != 1 or len(consts) != 1 or sides[0].data is None or sides[0].data.dates:
+        return False
+    if isinstance(op, ast.Mult):
+        return type(consts[0]) is float
+    return isinstance(op, ast.Add | ast.Sub | ast.Div | ast.FloorDiv | ast.Pow)
 
 
 def _case_taken(case: ast.match_case, subject: object) -> bool | None:

@@ -541,3 +541,29 @@ NUMBERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_names_made_of_numbers(tmp_path: Path, case: str) -> None:
     body, expected = NUMBERED[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CONVERTED = """
+        fields = pd.read_csv("field_seasons.csv")
+        fields["other"] = {made}
+        X = fields.select_dtypes("number").drop(columns=["yield_t_ha", "year"])
+        y = fields["yield_t_ha"]
+        """
+
+
+@pytest.mark.parametrize(
+    ("made", "expected"),
+    [
+        # the label in other units, by a number: a number, kept by select_dtypes("number")
+        ('fields["yield_t_ha"] * 14.87', [("label_in_features", 7)]),
+        ('fields["yield_t_ha"] / 0.0673', [("label_in_features", 7)]),
+        ('fields["yield_t_ha"] + 0.5', [("label_in_features", 7)]),
+        # text repeated, or a date moved, are no numbers: select_dtypes("number") leaves them out
+        ('fields["variety"] * 2', []),
+        ('fields["sown"] + pd.Timedelta(days=1)', []),
+    ],
+)
+def test_a_column_of_numbers_made_by_arithmetic_with_a_number(
+    tmp_path: Path, made: str, expected: list[tuple[str, int]]
+) -> None:
+    assert leaks_found(tmp_path, HEAD, _CONVERTED.format(made=made) + _FIT) == expected
