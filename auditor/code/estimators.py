@@ -29,6 +29,7 @@ from auditor.code.state import (
     NEIGHBOURS,
     NOT_SELF,
     OTHER_NEIGHBOURS,
+    PARTIAL,
     SBERT_EVALUATOR,
     SCORE_TABLE,
     SPLITS,
@@ -854,6 +855,9 @@ class Estimators(WalkState):
                     result = result.join(self.call_function(fid, [trial], {}, node))
                 for oid in sorted(given.objects):  # Objective(X_tr, y_tr, X_ev, y_ev): its __call__, with self bound
                     made = self.record.objects[oid]
+                    if made.qualname == PARTIAL:  # partial(objective, X_ev=X_te, y_ev=y_te): called with its arguments
+                        result = result.join(self.call_value(Value(objects=frozenset({oid})), [trial], {}, node))
+                        continue
                     call = self.local_method(made.qualname, "__call__") if made.qualname.startswith(LOCAL) else None
                     if call is not None:
                         result = result.join(

@@ -308,7 +308,8 @@ class Library(Estimators, TorchLoops):
             for oid in sorted(args[0].objects):  # dataclasses.replace(parts, X_train=...): a copy, fields given anew
                 if self.record_fields(self.record.objects[oid].qualname):
                     return self.record_replaced(self.record.objects[oid], kwargs, node)
-        if qualname == PARTIAL and args:
+        if qualname in (PARTIAL, "ray.tune.with_parameters") and args:
+            # Ray Tune's with_parameters(trainable, X=..., y=...) binds its keywords as functools.partial does
             bound = self.obj(node, PARTIAL)
             bound.entries.update({"#func": args[0], "#args": Value(items=tuple(args[1:]))})
             bound.params.update(kwargs)

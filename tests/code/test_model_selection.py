@@ -794,6 +794,32 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
         """,
         [],
     ),
+    # an objective given its rows by functools.partial or Ray Tune's with_parameters
+    "a hyperopt objective given the test set by functools.partial": (
+        """
+        from functools import partial
+        from hyperopt import fmin, hp, tpe
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def objective(params, Xa, ya, Xb, yb):
+            model = RandomForestClassifier(max_depth=int(params["max_depth"])).fit(Xa, ya)
+            return -roc_auc_score(yb, model.predict_proba(Xb)[:, 1])
+        fn = partial(objective, Xa=X_tr, ya=y_tr, Xb=X_te, yb=y_te)
+        print(fmin(fn=fn, space={"max_depth": hp.quniform("d", 2, 12, 1)}, algo=tpe.suggest, max_evals=20))
+        """,
+        [("multi_test", 8, True)],
+    ),
+    "a Ray Tune trainable given the test set by with_parameters": (
+        """
+        from ray import tune
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        def trainable(config, X_eval=None, y_eval=None):
+            m = RandomForestClassifier(max_depth=config["max_depth"]).fit(X_tr, y_tr)
+            tune.report({"acc": m.score(X_eval, y_eval)})
+        bound = tune.with_parameters(trainable, X_eval=X_te, y_eval=y_te)
+        print(tune.Tuner(bound, param_space={"max_depth": tune.choice([3, 6])}).fit().get_best_result())
+        """,
+        [("multi_test", 7, True)],
+    ),
     # one class's predictions (pred == c) are not a cut at a threshold: nothing is tried
     "the class with the lowest F1 of one model, by argmin over classes": (
         """
