@@ -766,8 +766,8 @@ class Walker(Calls, Frames):
 
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.ev(node.left), self.ev(node.right)
-        joined = _texts_joined(node.op, left, right)
-        if joined is not None:  # "lag_" + str(k): a name, known
+        joined = _texts_joined(node.op, left, right) or _counts_folded(node.op, left, right)
+        if joined is not None:  # "lag_" + str(k), N_BANDS - 1: a name or a count, known
             return joined
         if isinstance(node.op, ast.BitOr) and self.graph_sides(left) and self.graph_sides(right):
             return Value(parts=left.parts | right.parts)  # data.train_mask | data.val_mask: the nodes of both
@@ -1073,12 +1073,15 @@ class Walker(Calls, Frames):
         so `folds[i]` is one piece in each pass (None: any other iterable)."""
         if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "range"):
             return None
-        if len(iterated.args) != 1 or iterated.keywords or "range" in self.current:
+        if not 1 <= len(iterated.args) <= 2 or iterated.keywords or "range" in self.current:
             return None
-        count = self.ev(iterated.args[0]).const
-        if type(count) is not int or not 2 <= count <= most:
+        ends = [self.ev(a).const for a in iterated.args]
+        if not all(type(e) is int for e in ends):
             return None
-        return tuple(Value(consts=frozenset({i})) for i in range(count))
+        numbers = range(*(int(str(e)) for e in ends))
+        if not 2 <= len(numbers) <= most:
+            return None
+        return tuple(Value(consts=frozenset({i})) for i in numbers)
 
     def _each_pass_row(self, target: ast.expr, element: Value) -> Value:
         """In a walk forward, what each pass goes over is that pass's row of those rows (`for obs in test`, `for t,
@@ -1676,6 +1679,29 @@ def _a_name_made(node: ast.AST) -> bool:
     return isinstance(element, ast.BinOp) and any(
         isinstance(side, ast.Constant) and isinstance(side.value, str) for side in (element.left, element.right)
     )
+
+
+def _counts_folded(op: ast.operator, left: Value, right: Value) -> Value | None:
+    """`N_BANDS - 1`, `N + 1`, `2 * k`: two known whole numbers, and nothing else, make a known one (a bound of a
+    range, a number in a column's name); None otherwise."""
+    counts = (left.const, right.const)
+    if not all(type(c) is int for c in counts) or not isinstance(op, ast.Add | ast.Sub | ast.Mult | ast.FloorDiv):
+        return None
+    if left != Value(consts=left.consts) or right != Value(consts=right.consts):
+        return None
+    a, b = int(str(counts[0])), int(str(counts[1]))
+    if isinstance(op, ast.FloorDiv) and b == 0:
+        return None
+    made = (
+        a + b
+        if isinstance(op, ast.Add)
+        else a - b
+        if isinstance(op, ast.Sub)
+        else a * b
+        if isinstance(op, ast.Mult)
+        else a // b
+    )
+    return Value(consts=frozenset({made})) if abs(made) < 10**12 else None
 
 
 def _texts_joined(op: ast.operator, left: Value, right: Value) -> Value | None:

@@ -530,6 +530,24 @@ NUMBERED: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [("label_in_features", 5)],
     ),
+    "the label named by a count worked out, among names of a range of a count worked out": (
+        """
+        df = pd.read_csv("fields.csv")
+        N_BANDS = 4
+        X, y = df[[f"band_{i}" for i in range(N_BANDS - 1 + 1)]], df[f"band_{N_BANDS - 1}"]
+        """
+        + _FIT,
+        [("label_in_features", 6)],
+    ),
+    "the label among names of a range between two names": (
+        """
+        df = pd.read_csv("fields.csv")
+        LO, HI = 2, 6
+        X, y = df[["lag_" + str(k) for k in range(LO, HI)]], df["lag_5"]
+        """
+        + _FIT,
+        [("label_in_features", 6)],
+    ),
     "names made of the numbers of a range, another column added": (
         _NUMBERED.format(made='[f"band_{i}" for i in range(3)]', more='["ndvi"]') + _FIT,
         [],
