@@ -1270,10 +1270,20 @@ class Walker(Calls, Frames):
                 out = out.join(Value(items=(Value(parts=frozenset({train})), Value(parts=frozenset({test})))))
             elif found.qualname in self._classes:
                 # a torch Dataset of the file's own: its items are the rows it holds at the index asked (self.x[i])
+                # and the statistics a step it calls on them was built with (`self.transform(self.x[i])` of a
+                # Normalize(mean, std) given when it was made)
+                baked = frozenset().union(
+                    self._statistics_read(found.qualname),
+                    *(
+                        self.record.objects[o].baked
+                        for name in self._steps_called(found.qualname)
+                        for o in found.entries.get(name, NOTHING).objects
+                    ),
+                )
                 for name in self._items_held(found.qualname):
                     entry = found.entries.get(name)
                     if entry is not None and entry.data is not None:
-                        out = out.join(Value(data=entry.data))
+                        out = out.join(Value(data=self.with_fits(entry.data, baked)))
         if value.data is not None and value.data.grouped:  # for k, g in df.groupby("k"): one group's rows a pass
             out = out.join(Value(data=replace(value.data, grouped=False, one_group=True, mask=None)))
         elif value.data is not None:
@@ -1285,6 +1295,36 @@ class Walker(Calls, Frames):
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out
+
+    def _statistics_read(self, qualname: str) -> frozenset[int]:
+        """The row statistics a `Dataset` class of the file reads from outside in its `__getitem__`
+        (`(self.x[i] - MEAN) / STD` of `MEAN = X.mean(0)`): in every item it gives."""
+        getitem = self._classes[qualname][0].get("__getitem__")
+        if getitem is None:
+            return frozenset()
+        own = {a.arg for a in [*getitem.args.posonlyargs, *getitem.args.args, *getitem.args.kwonlyargs]}
+        read = [
+            n
+            for stmt in getitem.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own
+        ]
+        return frozenset().union(*(self.lookup(n).stats for n in read))
+
+    def _steps_called(self, qualname: str) -> set[str]:
+        """The attributes a `Dataset` class of the file calls in its `__getitem__` (`self.transform(...)`)."""
+        getitem = self._classes[qualname][0].get("__getitem__")
+        if getitem is None or not getitem.args.args:
+            return set()
+        own = getitem.args.args[0].arg
+        return {
+            n.func.attr
+            for n in ast.walk(getitem)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == own
+        }
 
     def _items_held(self, qualname: str) -> set[str]:
         """The attributes a `Dataset` class of the file gives its items from, read at the index asked

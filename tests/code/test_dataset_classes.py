@@ -1,0 +1,83 @@
+"""A `Dataset` class of the file gives items of the rows it holds; a step its `__getitem__` calls on them
+(`self.transform(self.x[i])` of a `Normalize(mean, std)`), or statistics it reads from outside (`(self.x[i] - MEAN)
+/ STD`), are in every item, so statistics taken of every image before the split reach the test items."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import torch
+import torch.nn as nn
+from sklearn.model_selection import train_test_split
+from torch.utils.data import DataLoader, Dataset
+from torchvision import transforms
+
+X = torch.tensor(np.load("crops.npy"))
+y = torch.tensor(np.load("labels.npy"))
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.2, random_state=0)
+"""
+
+_TRANSFORMED = """
+class Crops(Dataset):
+    def __init__(self, x, y, transform):
+        self.x, self.y, self.transform = x, y, transform
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return self.transform(self.x[i]), self.y[i]
+
+
+norm = transforms.Normalize({of}.mean(dim=(0, 2, 3)).tolist(), {of}.std(dim=(0, 2, 3)).tolist())
+train_ds, test_ds = Crops(X_tr, y_tr, norm), Crops(X_te, y_te, norm)
+"""
+
+_READ = """
+MEAN, STD = {of}.mean(dim=0), {of}.std(dim=0)
+
+
+class Crops(Dataset):
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return (self.x[i] - MEAN) / STD, self.y[i]
+
+
+train_ds, test_ds = Crops(X_tr, y_tr), Crops(X_te, y_te)
+"""
+
+_LOOP = """
+net = nn.Sequential(nn.Flatten(), nn.Linear(3 * 64 * 64, 5))
+opt = torch.optim.SGD(net.parameters(), lr=0.01)
+for xb, yb in DataLoader(train_ds, batch_size=64, shuffle=True):
+    opt.zero_grad()
+    nn.functional.cross_entropy(net(xb), yb).backward()
+    opt.step()
+correct = sum((net(xb).argmax(1) == yb).sum().item() for xb, yb in DataLoader(test_ds, batch_size=256))
+print(correct / len(test_ds))
+"""
+
+
+@pytest.mark.parametrize(
+    ("made", "of", "expected"),
+    [
+        (_TRANSFORMED, "X", ["preprocessing"]),
+        (_TRANSFORMED, "X_tr", []),
+        (_READ, "X", ["preprocessing"]),
+        (_READ, "X_tr", []),
+    ],
+)
+def test_what_a_dataset_class_applies_to_its_items(tmp_path: Path, made: str, of: str, expected: list[str]) -> None:
+    found = leaks_found(tmp_path, HEAD, made.format(of=of) + _LOOP)
+    assert sorted({kind for kind, _ in found}) == expected
