@@ -1328,7 +1328,8 @@ class Walker(Calls, Frames):
 
     def _items_held(self, qualname: str) -> set[str]:
         """The attributes a `Dataset` class of the file gives its items from, read at the index asked
-        (`return self.x[i], self.y[i]` in `__getitem__`); none for another class, or for rows reached otherwise
+        (`return self.x[i], self.y[i]` in `__getitem__`, `self.ann.iloc[i]`); none for another class, or for rows
+        reached otherwise
         (`self.df.iloc[self.idx[i]]` gives the rows of `df` at positions it holds, not every row of it)."""
         methods, node = self._classes[qualname]
         bases = [ast.unparse(b) for b in node.bases]
@@ -1338,16 +1339,20 @@ class Walker(Calls, Frames):
         params = [a.arg for a in getitem.args.args]
         if len(params) < 2:
             return set()
-        return {
-            n.value.attr
-            for n in ast.walk(getitem)
-            if isinstance(n, ast.Subscript)
-            and isinstance(n.value, ast.Attribute)
-            and isinstance(n.value.value, ast.Name)
-            and n.value.value.id == params[0]
-            and isinstance(n.slice, ast.Name)
-            and n.slice.id == params[1]
-        }
+        found: set[str] = set()
+        for n in ast.walk(getitem):
+            if not (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Name) and n.slice.id == params[1]):
+                continue
+            held = n.value
+            if (
+                isinstance(held, ast.Attribute)
+                and held.attr in ("iloc", "loc")
+                and isinstance(held.value, ast.Attribute)
+            ):
+                held = held.value  # self.ann.iloc[i]: the i-th row of the table it holds
+            if isinstance(held, ast.Attribute) and isinstance(held.value, ast.Name) and held.value.id == params[0]:
+                found.add(held.attr)
+        return found
 
     def combine(self, left: Value, right: Value) -> Value:
         """An arithmetic result: rows of both, the statistics either used, the scores either came from."""

@@ -81,3 +81,46 @@ print(correct / len(test_ds))
 def test_what_a_dataset_class_applies_to_its_items(tmp_path: Path, made: str, of: str, expected: list[str]) -> None:
     found = leaks_found(tmp_path, HEAD, made.format(of=of) + _LOOP)
     assert sorted({kind for kind, _ in found}) == expected
+
+
+_TABLE_ROWS = """\
+import pandas as pd
+import torch
+from sklearn.model_selection import GroupShuffleSplit
+from torch.utils.data import DataLoader, Dataset
+from torchvision import transforms
+
+
+class Crops(Dataset):
+    def __init__(self, ann, transform):
+        self.ann = ann.reset_index(drop=True)
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.ann)
+
+    def __getitem__(self, i):
+        r = self.ann.iloc[i]
+        return self.transform(r.pixels), r.label
+
+
+ann = pd.read_csv("annotations.csv")
+tr_idx, te_idx = next(GroupShuffleSplit(n_splits=1).split(ann, groups=ann["image_id"]))
+total, sq, n = torch.zeros(3), torch.zeros(3), 0
+for x, _ in DataLoader(Crops({of}, transforms.ToTensor()), batch_size=256):
+    total += x.sum(dim=(0, 2, 3))
+    sq += (x ** 2).sum(dim=(0, 2, 3))
+    n += x.shape[0]
+mean = total / n
+tfm = transforms.Compose([transforms.ToTensor(), transforms.Normalize(mean, (sq / n - mean ** 2).sqrt())])
+train_ds, test_ds = Crops(ann.iloc[tr_idx], tfm), Crops(ann.iloc[te_idx], tfm)
+"""
+
+
+@pytest.mark.parametrize(("of", "expected"), [("ann", ["preprocessing"]), ("ann.iloc[tr_idx]", [])])
+def test_a_dataset_class_of_a_table_s_rows(tmp_path: Path, of: str, expected: list[str]) -> None:
+    """`self.ann.iloc[i]` is the i-th row of the table it holds: statistics summed over a loader of every row are of
+    the test images too."""
+    body = _TABLE_ROWS.format(of=of) + _LOOP.replace("3 * 64 * 64", "3")
+    found = leaks_found(tmp_path, "import torch.nn as nn\n", body)
+    assert sorted({kind for kind, _ in found}) == expected
