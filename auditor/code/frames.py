@@ -450,6 +450,10 @@ class Frames(WalkState):
             fid = self.fit(node, what, learns, Strength.STATISTICS, data, by=by)
             if data.grouped and name == "transform":
                 return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+            if data.grouped and data.group_key:
+                # orders.groupby("customer_id")[["n", "y"]].max(): a table of one row per group, to look values up
+                # in (the statistic) or to split and learn from as rows of its own
+                return Value(stats=frozenset({fid}), data=self._groups_table(data, node))
             return Value(stats=frozenset({fid}))
         if not data.grouped and not data.predicted and _summary_of_rows(name, args, kwargs):
             # df.describe(), df.agg(["mean", "std"]): a table of each column's statistics over the rows, read back
@@ -1306,6 +1310,21 @@ class Frames(WalkState):
         if isinstance(index.func, ast.Attribute) and index.func.attr == "argsort":
             return True
         return bool(self.ev(index.func).names & {"numpy.argsort", "numpy.random.permutation"})
+
+    def _groups_table(self, grouped: Data, node: ast.AST) -> Data:
+        """The table a grouped aggregation makes: a row per group, new rows made from the grouped ones, with the
+        columns aggregated (and what was fitted into them before)."""
+        oid = self.origin(node, f"{self.text(node)}")
+        return replace(
+            grouped,
+            rows=frozenset({Atom(oid)}),
+            of_groups=True,
+            grouped=False,
+            group_key=frozenset(),
+            mask=None,
+            each_row=False,
+            one_group=False,
+        )
 
     def _positions_mapped(self, outer: frozenset[Part], inner: frozenset[Part]) -> Data | None:
         """`dev_idx[tr_pos]`: positions a second split dealt of the rows at a first split's positions, mapped back

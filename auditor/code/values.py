@@ -534,17 +534,23 @@ class Data:
     # the columns put beside others by a column stack (np.c_[X, np.log1p(y)], np.column_stack, hstack, concat
     # along axis 1), with the line that stacked them: where a label among them came in
     stacked: frozenset[tuple[str, int]] = frozenset()
+    # rows made by a grouped aggregation, one per group (`orders.groupby("customer_id").agg(...)`): split and learned
+    # from as rows of their own, but merged or looked up into other rows, they are those rows' columns
+    of_groups: bool = False
 
     def join(self, other: Data) -> Data:
         if self == other:
             return self
+        rows = self.rows | other.rows
+        if self.of_groups != other.of_groups:  # df.merge(per_customer): df's rows, with the groups' columns
+            rows = other.rows if self.of_groups else self.rows
         columns = (
             self.columns.join(other.columns)
             if self.columns is not None and other.columns is not None
             else self.columns or other.columns
         )
         return Data(
-            _bounded(self.rows | other.rows),
+            _bounded(rows),
             self.fits | other.fits,
             columns,
             self.sources | other.sources,
@@ -587,6 +593,7 @@ class Data:
             earlier=_earlier_only(self, other),
             position_of=self.position_of if self.position_of == other.position_of else None,
             stacked=self.stacked | other.stacked,
+            of_groups=self.of_groups and other.of_groups,
         )
 
     def turned(self) -> Data:
