@@ -1369,6 +1369,9 @@ class Walker(Calls, Frames):
             data = replace(
                 self.with_fits(data, stats), mask=None, chain=data.chain, against_truth=truth or data.against_truth
             )
+            if truth and any(v.data is not None and v.data.predicted and v.data.horizon for v in (left, right)):
+                # test - np.array(preds) of a walk forward's forecasts: errors of forecasts, as a metric's are
+                data = replace(data, horizon=True)
             return Value(data=data, scores=left.scores | right.scores)
         items = None
         if left.items is not None and right.items is not None:  # a + b of two lists: their items in order

@@ -350,3 +350,18 @@ def test_a_row_put_in_the_history_before_the_fit_is_said_so_with_its_fix(tmp_pat
     added = offset + body.lstrip("\n").splitlines().index("    history.append(te[t])") + 1
     assert f"(each pass's row, put in the history at line {added} before the fit)" in leak.leak.message
     assert leak.leak.fix.startswith("Forecast each row before it joins the history")
+
+
+@pytest.mark.parametrize("after", [True, False])
+def test_forecasts_scored_by_a_formula_written_out(tmp_path: Path, after: bool) -> None:
+    """A MAPE written with numpy scores the walk forward's forecasts as a metric function does: the row added after
+    its forecast is a later pass's to train on, the one added before has been seen."""
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    added = "    history.append(te[t])"
+    body = _FIT + "\n" + added if after else added + "\n" + _FIT
+    steps = _STEPS.format(start="list(tr)", loop="for t in range(len(te)):", body=body, truth="te").replace(
+        "print(mean_absolute_error(te, preds))", "print(np.mean(np.abs((te - np.array(preds)) / te)))"
+    )
+    assert "np.mean(np.abs(" in steps
+    found = leaks_found(tmp_path, head, steps)
+    assert [kind for kind, _ in found] == ([] if after else ["overlap"])
