@@ -1644,6 +1644,11 @@ class Frames(WalkState):
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
         return data
 
+    def rows_where(self, data: Data, node: ast.AST) -> Data:
+        if data.mask is None:
+            return data
+        return self._cut_by(replace(data, mask=None), data.mask, ",".join(sorted(data.sources)) or "rows", node)
+
     def _cut_by(
         self, data: Data, condition: str, columns: str, node: ast.AST, query: frozenset[str] | None = None
     ) -> Data:

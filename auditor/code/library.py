@@ -1484,6 +1484,16 @@ class Library(Estimators, TorchLoops):
                 self.record.fits[picked].chooses = True
                 chosen |= {picked}
             return Value(scores=scores, stats=chosen)
+        if name in ("isin", "in1d") and len(args) >= 2 and first.data is not None:
+            # np.isin(qid, test_qids): the rows whose value is among those, as qid.isin(test_qids) is
+            held = self.data_method(Value(data=first.data), "isin", args[1:], kwargs, node)
+            if held is not None:
+                return held
+        positions = name in ("flatnonzero", "nonzero", "argwhere") or (name == "where" and len(args) == 1)
+        if positions and first.data is not None and first.data.mask is not None and not first.data.predicted:
+            # np.where(is_te)[0], np.flatnonzero(mask): the positions of the rows where the mask holds
+            taken = Value(data=replace(self.rows_where(first.data, node), columns=None, mask=None, picked=False))
+            return taken if name in ("flatnonzero", "argwhere") else Value(items=(taken,), data=taken.data)
         if name == "argsort" and first.data is not None and first.data.predicted:
             # np.argsort(-proba): the test rows' positions, best ranked first (or last), each a row predicted
             return Value(data=replace(first.data, ranked=first.data.predicted, mask=None))

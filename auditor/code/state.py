@@ -167,6 +167,10 @@ class WalkState(ABC):
         """A method of a table or an array."""
 
     @abstractmethod
+    def rows_where(self, data: Data, node: ast.AST) -> Data:
+        """The rows of ``data`` where its mask holds (`df[mask]`'s), each cut by the mask's condition."""
+
+    @abstractmethod
     def data_attribute(self, data: Data, attr: str, node: ast.Attribute) -> Value:
         """An attribute of a table or an array (a column, its index, its values)."""
 
