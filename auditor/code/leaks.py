@@ -679,6 +679,11 @@ class _Rules:
                 back = v == t and _put_back(v, x, e.x)
                 if not self.shares(v, t):
                     continue
+                kept = v == t and (back or role != "test")
+                if kept and self._validation(e.x, frozenset({v}), e.site, {e.id}, named=False):
+                    # a validation part carved from the training part, put back for the refit, then scored beside
+                    # a test part kept apart: a training score of it, no test row seen
+                    continue
                 learned = self._test_file_learned(v, train) or _test_side_learned(v, train, e.x)
                 if role is None and v == t and not back and not learned and not _beside_its_other_side(v, x):
                     continue
@@ -1080,11 +1085,16 @@ class _Rules:
             read |= read_beside_seeds(step.node)
         return read
 
-    def _validation(self, data: Data | None, rows: frozenset[Atom], site: Site, chosen: set[int]) -> bool:
-        """Whether the rows a choice is made on are a validation set: carved out of a training part, named so,
-        or followed by a score on other unseen rows (the test set kept for the end)."""
+    def _validation(
+        self, data: Data | None, rows: frozenset[Atom], site: Site, chosen: set[int], named: bool = True
+    ) -> bool:
+        """Whether the rows a choice is made on are a validation set: carved out of a training part, named so
+        (unless ``named`` is False: a name alone does not keep a test part apart), or followed by a score on other
+        unseen rows (the test set kept for the end)."""
         if rows and all(any(p.side == "train" and not self._only_part(p) for p in a.parts[:-1]) for a in rows):
             return True
+        if not named:
+            return self._test_kept_after(rows, site, chosen)
         if rows and all(a.parts and _VALIDATION_NAME.search(a.parts[-1].side) for a in rows):
             return True  # a split published as one (ds["validation"] of a Hub data set)
         if rows and all(a.parts and a.parts[-1].held_out and self._published(a.parts[-1].split) for a in rows):
@@ -1093,8 +1103,13 @@ class _Rules:
             return True
         if data is not None and _one_part(rows) and _named_validation_before(data):
             return True  # `for x, y in DataLoader(val_ds)`: one part's batches, named by the loop, of a validation set
+        return self._test_kept_after(rows, site, chosen)
+
+    def _test_kept_after(self, rows: frozenset[Atom], site: Site, chosen: set[int]) -> bool:
+        """Whether a score after ``site``, or another at it (`[acc(m) for m in (val_mask, test_mask)]`), is of other
+        unseen rows than ``rows`` (a test set kept for the end)."""
         for e in self._evaluations():
-            if e.id in chosen or e.x is None or not _after(e.site, site) or e.cross_validation:
+            if e.id in chosen or e.x is None or not (_after(e.site, site) or e.site == site) or e.cross_validation:
                 continue
             later = self.held_out(e.x, self.trained_on(e)) if e.trains else frozenset()
             if later and all(a.disjoint(b) for a in later for b in rows):

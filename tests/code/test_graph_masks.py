@@ -103,3 +103,18 @@ def test_masks_put_together(tmp_path: Path, fit: str, expected: list[str]) -> No
         print((pred[data.test_mask] == data.y[data.test_mask]).float().mean().item())
         """
     assert sorted({kind for kind, _ in leaks_found(tmp_path, HEAD, body)}) == expected
+
+
+def test_the_validation_nodes_put_back_and_scored_beside_the_test_nodes(tmp_path: Path) -> None:
+    """Trained on the training and validation nodes, both accuracies reported: the validation one is a training
+    score, the test nodes were never trained on."""
+    body = """
+        fit_mask = data.train_mask | data.val_mask
+        for epoch in range(100):
+            opt.zero_grad()
+            F.cross_entropy(conv(data.x, data.edge_index)[fit_mask], data.y[fit_mask]).backward()
+            opt.step()
+        pred = conv(data.x, data.edge_index).argmax(dim=1)
+        print([(pred[m] == data.y[m]).float().mean() for m in (data.val_mask, data.test_mask)])
+        """
+    assert leaks_found(tmp_path, HEAD, body) == []
