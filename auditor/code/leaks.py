@@ -1107,12 +1107,16 @@ class _Rules:
 
     def _test_kept_after(self, rows: frozenset[Atom], site: Site, chosen: set[int]) -> bool:
         """Whether a score after ``site``, or another at it (`[acc(m) for m in (val_mask, test_mask)]`), is of other
-        unseen rows than ``rows`` (a test set kept for the end)."""
+        unseen rows than ``rows`` (a test set kept for the end): of the same source, or a file of its own (the test
+        split's file); another data set's test part, split off it and scored after, keeps nothing of this one apart."""
+        origins = {a.origin for a in rows}
         for e in self._evaluations():
             if e.id in chosen or e.x is None or not (_after(e.site, site) or e.site == site) or e.cross_validation:
                 continue
             later = self.held_out(e.x, self.trained_on(e)) if e.trains else frozenset()
-            if later and all(a.disjoint(b) for a in later for b in rows):
+            if not later or not all(a.origin in origins or self._test_file(a) or not a.parts for a in later):
+                continue
+            if all(a.disjoint(b) for a in later for b in rows):
                 return True
         return False
 

@@ -1005,3 +1005,22 @@ FORMULAS: dict[str, tuple[str, list[tuple[str, int]]]] = {
 @pytest.mark.parametrize("body, expected", FORMULAS.values(), ids=FORMULAS.keys())
 def test_a_statsmodels_formula(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+def test_two_early_stoppings_on_two_data_sets_test_parts_are_two_findings(tmp_path: Path) -> None:
+    """A second data set's test part scored after the first's is no test kept apart for the first: each early
+    stopping on its own test part is found."""
+    body = """
+        import xgboost as xgb
+        df = pd.read_csv("load.csv")
+        train, test = df[df.year < 2023], df[df.year >= 2023]
+        m = xgb.XGBRegressor(early_stopping_rounds=50)
+        m.fit(train[["a", "b"]], train["y"], eval_set=[(test[["a", "b"]], test["y"])])
+        print(m.score(test[["a", "b"]], test["y"]))
+        lab = pd.read_csv("other.csv")
+        tr2, te2 = lab[lab.year < 2023], lab[lab.year >= 2023]
+        m2 = xgb.XGBRegressor(early_stopping_rounds=50)
+        m2.fit(tr2[["a", "b"]], tr2["y"], eval_set=[(te2[["a", "b"]], te2["y"])])
+        print(m2.score(te2[["a", "b"]], te2["y"]))
+        """
+    assert leaks_found(tmp_path, HEAD, body) == [("multi_test", 5), ("multi_test", 10)]
