@@ -54,7 +54,7 @@ def _method(what: str) -> str:
 
 def _calls(calls: list[Call], spots: list[tuple[int, str]], names: frozenset[str] | None = None) -> list[Call]:
     found = []
-    for line, what in spots:
+    for line, what in dict.fromkeys(spots):  # a place named twice is one place
         here = at_line(calls, line, _method(what))
         found += [c for c in here if names is None or c.name in names or c.is_metric]
     return found

@@ -1490,7 +1490,8 @@ def _bound_text(bound: tuple[str, float, bool]) -> str:
 
 
 def _scored(evaluations: Iterable[Evaluation]) -> tuple[tuple[str, Site, str], ...]:
-    return tuple(("score", e.site, e.what) for e in evaluations)
+    """The scores' roles, one per place (the scores of a loop's items at one line are one place)."""
+    return tuple(dict.fromkeys(("score", e.site, e.what) for e in evaluations))
 
 
 def _role(atom: Atom) -> str | None:
