@@ -124,12 +124,17 @@ class Walker(Calls, Frames):
             iterated = self.ev(node.iter)
             known = iterated.items
             self._count_passes(node, node.iter, known)
+            most = EACH_ITEM
+            if known is None and _names_made_in(node):
+                # for k in range(7): df[f"lag_{k}"] = y.shift(k): each pass makes the column of its own number, so
+                # the loop is walked number by number (lag_0, a copy of y, is one of them)
+                known, most = self._counted(node.iter, NAMES_WALKED), NAMES_WALKED
             if self._counted(node.iter) and self._indexes_pieces(node):
                 # for i in range(5): test = folds[i]: one pass stands for every fold (each is held out in turn),
                 # walked as the first, so the pieces kept apart stay apart
                 first = Value(consts=frozenset({0}))
                 self.loop(node, node.body, lambda: self.assign(node.target, first, node))
-            elif known is not None and 1 <= len(known) <= EACH_ITEM and len(self.loops) < NESTED_LOOP_PASSES:
+            elif known is not None and 1 <= len(known) <= most and len(self.loops) < NESTED_LOOP_PASSES:
                 # for name, x in [("tr", X_train), ("te", X_test)]: each pass takes its own item, so what the
                 # body stores under each name holds that part's rows only
                 self.loop_items(
@@ -1718,6 +1723,33 @@ def _name_pattern(condition: ast.expr, name: str, ev: Callable[[ast.AST], Value]
 NAMES_MADE = 256
 
 
+# A loop over a range whose body makes names of its numbers is walked number by number up to this many.
+NAMES_WALKED = 32
+
+
+def _names_made_in(loop: ast.For | ast.AsyncFor) -> bool:
+    """Whether a loop's body makes a text of its number (`f"lag_{k}"`, `"lag_" + str(k)`): the name of a column
+    each pass stores or reads, known once the number is."""
+    if not isinstance(loop.target, ast.Name):
+        return False
+    number = loop.target.id
+
+    def reads_number(part: ast.AST) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == number for n in ast.walk(part))
+
+    for inner in (n for stmt in loop.body for n in ast.walk(stmt)):
+        if isinstance(inner, ast.JoinedStr) and any(
+            isinstance(v, ast.FormattedValue) and reads_number(v.value) for v in inner.values
+        ):
+            return True
+        if isinstance(inner, ast.BinOp) and any(
+            isinstance(side, ast.Constant) and isinstance(side.value, str) and reads_number(other)
+            for side, other in ((inner.left, inner.right), (inner.right, inner.left))
+        ):
+            return True
+    return False
+
+
 def _a_name_made(node: ast.AST) -> bool:
     """Whether a comprehension's element builds a text from its numbers (`f"band_{i}"`, `"lag_" + str(k)`): a
     list of column names, each known once its number is."""
@@ -1753,11 +1785,20 @@ def _counts_folded(op: ast.operator, left: Value, right: Value) -> Value | None:
 
 
 def _texts_joined(op: ast.operator, left: Value, right: Value) -> Value | None:
-    """`"lag_" + "3"`: two known texts, and nothing else, added are the text they make (None otherwise)."""
+    """`"lag_" + "3"`, `"lag_%d" % 3`: a known text added to another, or formatted with a known number or text, and
+    nothing else, make the text they make (None otherwise)."""
     texts = (left.const, right.const)
-    if not isinstance(op, ast.Add) or not all(isinstance(t, str) for t in texts):
-        return None
     if left != Value(consts=left.consts) or right != Value(consts=right.consts):
+        return None
+    if isinstance(op, ast.Mod) and isinstance(texts[0], str) and type(texts[1]) in (int, str):
+        if re.sub(r"%%|%0?\d?[dis]", "", texts[0]).count("%"):
+            return None  # a width or a conversion of its own (`"%09999999d"`): not a name's number, not made here
+        try:
+            made = texts[0] % texts[1]
+        except (TypeError, ValueError, OverflowError):  # "%d" % "a", "%s %s" % 1: not one text
+            return None
+        return Value(consts=frozenset({made})) if len(made) <= 200 else None
+    if not isinstance(op, ast.Add) or not all(isinstance(t, str) for t in texts):
         return None
     made = f"{texts[0]}{texts[1]}"
     return Value(consts=frozenset({made})) if len(made) <= 200 else None

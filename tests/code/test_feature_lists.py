@@ -585,3 +585,36 @@ def test_a_column_of_numbers_made_by_arithmetic_with_a_number(
     tmp_path: Path, made: str, expected: list[tuple[str, int]]
 ) -> None:
     assert leaks_found(tmp_path, HEAD, _CONVERTED.format(made=made) + _FIT) == expected
+
+
+_LAGS = """
+        df = pd.read_csv("store_daily.csv").sort_values("date")
+        N_LAGS = 4
+        for k in {numbers}:
+            df[{name}] = df["sales"].{made}
+        X = df[["lag_" + str(k) for k in {numbers}] + ["promo"]]
+        y = df["sales"]
+        X_tr, X_te, y_tr, y_te = X[:800], X[800:], y[:800], y[800:]
+        model = LogisticRegression().fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """
+
+
+@pytest.mark.parametrize(
+    ("numbers", "name", "made", "expected"),
+    [
+        # k = 0 is the label itself: a loop over a range walked number by number makes lag_0 a copy of it
+        ("range(N_LAGS)", '"lag_" + str(k)', "shift(k)", [("label_in_features", 8)]),
+        ("range(N_LAGS)", 'f"lag_{k}"', "shift(k)", [("label_in_features", 8)]),
+        ("range(0, 3)", '"lag_%d" % k', "shift(k)", [("label_in_features", 8)]),
+        # every lag at least one row back, or a window of past rows only: no copy of the label
+        ("range(1, N_LAGS + 1)", '"lag_" + str(k)', "shift(k)", []),
+        ("range(N_LAGS)", 'f"lag_{k}"', "shift(k + 1)", []),
+        ("range(N_LAGS)", 'f"lag_{k}"', "shift(1).rolling(k + 2).mean()", []),
+    ],
+)
+def test_lag_columns_made_in_a_loop_over_a_range(
+    tmp_path: Path, numbers: str, name: str, made: str, expected: list[tuple[str, int]]
+) -> None:
+    body = _LAGS.format(numbers=numbers, name=name, made=made)
+    assert leaks_found(tmp_path, HEAD, body) == expected
