@@ -77,8 +77,9 @@ def analyse_file(path: Path, project: Collection[Path] = (), modules: ModuleCach
     as_run = program.as_run
     try:
         program = with_named_lambdas(with_project_modules(program, project, modules))
-        record = Walker(program).run()
-        leaks = find_leaks(record, lambda site: _where(program, site.line))
+        walker = Walker(program)
+        record = walker.run()
+        leaks = find_leaks(record, lambda site: _where(program, site.line), walker.names.only_calls())
         placed = _placed(program, leaks)
         if as_run is not None:
             # a second reading that fails leaves the file's own order's findings, which stand
@@ -129,11 +130,12 @@ def _only_as_run(
     order does not hold: the outputs saved in it (its scores) came from that run. Warnings, since the notebook
     run top to bottom does not leak so; each says which order it is."""
     program = with_named_lambdas(with_project_modules(as_run, project, modules))
-    record = Walker(program).run()
+    walker = Walker(program)
+    record = walker.run()
     known = {(p.leak.kind, p.place.cell, p.place.line) for p in placed}
     order = ", ".join(str(span.cell) for span in as_run.cells)
     found = []
-    for p in _placed(program, find_leaks(record, lambda site: _where(program, site.line))):
+    for p in _placed(program, find_leaks(record, lambda site: _where(program, site.line), walker.names.only_calls())):
         if (p.leak.kind, p.place.cell, p.place.line) in known:
             continue
         message = (

@@ -9,7 +9,7 @@ import ast
 import enum
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from auditor.code.catalog import BATCH_STATISTICS, LABELS_LEARNED, PER_GROUP, Strength, is_regressor
@@ -53,8 +53,13 @@ _VALIDATION_NAME = re.compile(
 )
 
 
-def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {s.line}") -> list[Leak]:
-    """The leaks of one program's record; ``where`` says a place as a reader finds it ('cell 4, line 2')."""
+def find_leaks(
+    record: Record,
+    where: Callable[[Site], str] = lambda s: f"line {s.line}",
+    once: Collection[tuple[int, int]] = (),
+) -> list[Leak]:
+    """The leaks of one program's record; ``where`` says a place as a reader finds it ('cell 4, line 2');
+    ``once``: the calls of the file's functions that are each function's only use (`main()`)."""
 
     def placed(site: Site) -> str:
         inner = where(Site(site.line, site.column))
@@ -80,19 +85,36 @@ def find_leaks(record: Record, where: Callable[[Site], str] = lambda s: f"line {
         *labels,
         *rules.temporal_shuffle(),
     ]
-    leaks = [_at_top(leak) for leak in leaks]
+    leaks = [_at_top(leak, once) for leak in leaks]
     return sorted(leaks, key=lambda leak: (leak.site.line, leak.site.column, leak.kind))
 
 
-def _at_top(leak: Leak) -> Leak:
+def _at_top(leak: Leak, once: Collection[tuple[int, int]] = ()) -> Leak:
     """A leak made inside the file's own function is reported at the call that made it (that call is the
-    leaking use; the function is also called correctly elsewhere, maybe), its inner lines kept as evidence."""
-    tops = tuple(_top(s) for s in leak.sites if s.via)
-    into = tuple((_top(s), what) for s, what in leak.into)
-    if not tops and into == leak.into and not leak.site.via:
+    leaking use; the function is also called correctly elsewhere, maybe), its inner lines kept as evidence. A
+    leak whose every line is in one call of a function called nowhere else (`main()` splitting, fitting and
+    scoring) is reported at its own line there: that line is the leaking use, and binds no other call."""
+    frame = leak.site.via if _within_one_call(leak, once) else ()
+    # a line of a call made deeper than the leak's own frame is said by the call in that frame leading to it
+    deeper = [s for s in leak.sites if s.via and len(s.via) > len(frame)]
+    tops = tuple(_top(s) for s in deeper)
+    into = tuple(((_top(s) if len(s.via) > len(frame) else s), what) for s, what in leak.into)
+    if not tops and into == leak.into and len(leak.site.via) == len(frame):
         return leak
     inner = tuple(Site(s.line, s.column) for s in leak.sites)
-    return replace(leak, site=_top(leak.site), into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+    site = _top(leak.site) if len(leak.site.via) > len(frame) else leak.site
+    return replace(leak, site=site, into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+
+
+def _within_one_call(leak: Leak, once: Collection[tuple[int, int]]) -> bool:
+    """Whether the leak's every line is in one call of the file's own function, or in calls made from it, with
+    its place in that call, and each call leading there is the only use of its function."""
+    via = leak.site.via
+    if not via or leak.site.line >= MODULE_LINES or not all(c in once and c[0] < MODULE_LINES for c in via):
+        return False
+    # a place known by its line alone (rows put together at a line: column 0, no calls) says no frame
+    framed = [s for s in (*leak.sites, *(s for s, _ in leak.into)) if s.via or s.column]
+    return all(s.via[: len(via)] == via for s in framed)
 
 
 def _top(site: Site) -> Site:

@@ -86,12 +86,55 @@ class Names:
         classes, import aliases) or, for a builtin, the builtin object itself."""
         return [d.node for d in self.uses.get(use, ())]
 
+    def only_calls(self) -> frozenset[tuple[int, int]]:
+        """Where a function of the module is called, for each function whose one use is that call and which is
+        given no rows there (`main()` under `if __name__ == "__main__":`, `main(parser.parse_args())`), as (line,
+        column) of the call: what leaks inside such a call, the function's own lines do."""
+        uses: dict[ast.AST, list[ast.AST]] = {}
+        for use, defs in self.uses.items():
+            for d in defs:
+                if isinstance(d.node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    uses.setdefault(d.node, []).append(use)
+        called = {id(n.func): n for n in self.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        options = {
+            id(t)
+            for n in self.nodes
+            if isinstance(n, ast.Assign) and _parses_options(n.value)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        found = set()
+        for used in uses.values():
+            call = called.get(id(used[0])) if len(used) == 1 else None
+            if call is None:
+                continue
+            given = [*call.args, *(k.value for k in call.keywords)]
+            if all(self._not_rows(arg, options) for arg in given):
+                found.add((call.lineno, call.col_offset))
+        return frozenset(found)
+
+    def _not_rows(self, arg: ast.expr, options: set[int]) -> bool:
+        """Whether a call's argument is a constant or the program's options (`parser.parse_args()`)."""
+        if isinstance(arg, ast.Constant) or _parses_options(arg):
+            return True
+        return isinstance(arg, ast.Name) and any(id(d) in options for d in self.definitions(arg))
+
     def import_path(self, alias: ast.alias, used_as: str) -> str | None:
         """The qualified name ``used_as`` has when bound by ``alias`` (a star import binds every name)."""
         path = self.imports.get(alias)
         if path is None:  # a relative import: the project's own module, not a library's
             return None
         return f"{path[:-2]}.{used_as}" if path.endswith(".*") else path
+
+
+def _parses_options(node: ast.expr) -> bool:
+    """`parser.parse_args()`, `parse_known_args()[0]`: the command line's options, no rows."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _OPTIONS
+
+
+_OPTIONS = ("parse_args", "parse_known_args")
 
 
 def _global_targets(nodes: list[ast.AST]) -> set[ast.Name]:

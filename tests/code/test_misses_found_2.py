@@ -411,7 +411,7 @@ STOPPED_ON_TEST: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
         run("d.csv")
         """,
-        [("multi_test", 11)],
+        [("multi_test", 8)],  # at the fit in run(), its only call
     ),
     "in a function: a held-out part watched by early stopping, another held-out part scored": (
         """

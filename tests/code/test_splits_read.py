@@ -505,7 +505,7 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 
         main()
         """,
-        [("overlap", 10)],
+        [("overlap", 7)],  # at the fit in main(), main's only call
     ),
     "a query's @cut in a function, the same value held twice": (
         """
