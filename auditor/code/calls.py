@@ -339,7 +339,7 @@ class Calls(Library):
         elif cut:  # df.price < df.price.quantile(0.99): a threshold learned from the rows
             self.threshold(node, stats_of([v for v in values if v.data is None]))
         # read again, so never cut short
-        text = self.whole(self.members_written(_known_bounds(node, values, self._instant_made)))
+        text = self.whole(self.members_written(_known_bounds(node, values, self._instant_made, self.column_held)))
         numbers = [isinstance(v.const, int | float) and not isinstance(v.const, bool) for v in values]
         if cut and (any(numbers) or any(_number_written(o) for o in (node.left, *node.comparators))):
             # df["stars"] >= 4: a column of text cannot be ordered against a number, so it holds numbers
@@ -420,11 +420,17 @@ class Calls(Library):
         return out
 
 
-def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.expr], ast.expr | None]) -> ast.Compare:
+def _known_bounds(
+    node: ast.Compare,
+    values: list[Value],
+    made: Callable[[ast.expr], ast.expr | None],
+    column: Callable[[ast.Name], ast.expr | None],
+) -> ast.Compare:
     """The comparison with each bound whose value is known written as that value (`df.date < cut`, cut being
     "2023-06", as `df.date < '2023-06'`; ``made``: the call that made an instant a name holds, as
-    `pd.Timestamp("2023-06-01")`): two masks then compare by the values they were cut at, whatever names held
-    them, and a name given another value between two masks is two bounds."""
+    `pd.Timestamp("2023-06-01")`; ``column``: the column of a table a name holds, as `df["year"]`): two masks then
+    compare by the values they were cut at, whatever names held them, and a name given another value between two
+    masks is two bounds."""
     operands = [node.left, *node.comparators]
     known: list[ast.expr] = []
     for operand, value in zip(operands, values, strict=True):
@@ -434,6 +440,9 @@ def _known_bounds(node: ast.Compare, values: list[Value], made: Callable[[ast.ex
             continue
         # whatever the walk holds of it: a Timestamp made of a constant may be read as rows of unknown making
         instant = made(operand) if isinstance(operand, ast.Name) else _moved_instant(operand, made)
+        if instant is None and isinstance(operand, ast.Name) and value.data is not None:
+            # yrs = df["year"], then `yrs <= 2021`: the cut is of that column, as `df["year"] <= 2021` is
+            instant = column(operand)
         known.append(operand if instant is None else instant)
     if known == operands:
         return node

@@ -351,6 +351,27 @@ class WalkState(ABC):
                 made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=right), made)
         return made if made is not None and instant_of(made) is not None else None
 
+    def column_held(self, name: ast.Name) -> ast.expr | None:
+        """The column of a table a name holds as it was taken (`yrs = df["year"]`, `df.year.to_numpy()`, `.values`):
+        `df["year"]`, so a mask of the name cuts the rows by that column; None for anything else, or several
+        definitions."""
+        defs = self.names.definitions(name)
+        if len(defs) != 1 or not isinstance(defs[0], ast.Name):
+            return None
+        made = self._assigned_values().get(defs[0])
+        while isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute):
+            if made.args or made.keywords or made.func.attr not in ("to_numpy", "copy"):
+                return None
+            made = made.func.value  # df["year"].to_numpy(): the same values
+        if isinstance(made, ast.Attribute) and made.attr in ("values", "array"):
+            made = made.value if not isinstance(made.value, ast.Name) else None
+        if isinstance(made, ast.Subscript) and isinstance(made.value, ast.Name):
+            key = made.slice
+            return made if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if isinstance(made, ast.Attribute) and isinstance(made.value, ast.Name):
+            return made if self.lookup(made.value).data is not None else None
+        return None
+
     def _assigned_values(self) -> dict[ast.AST, ast.expr]:
         """Each name assigned by `name = value` in the program, to its value, and each of `a, b = x, y` to its own
         (read once)."""

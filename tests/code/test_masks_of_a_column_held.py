@@ -1,0 +1,70 @@
+"""A mask of a name that holds a table's column (`yrs = df["year"]`, `.to_numpy()`, `.values`) cuts the rows by
+that column, as the mask written on the column does, so two such masks say which rows they share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.code.reading import leaks_found
+
+HEAD = """\
+import numpy as np
+import pandas as pd
+from sklearn.linear_model import Ridge
+from sklearn.metrics import mean_absolute_error
+"""
+
+_FRAMES = """
+        df = pd.read_csv("flats.csv")
+        yrs = {held}
+        tr = df[yrs {low}]
+        {between}te = df[yrs {high}]
+        m = Ridge().fit(tr[["sqm", "age"]], tr["price"])
+        print(mean_absolute_error(te["price"], m.predict(te[["sqm", "age"]])))
+        """
+
+_POSITIONS = """
+        df = pd.read_csv("flats.csv")
+        X, y = df[["sqm", "age"]].to_numpy(), df["price"].to_numpy()
+        yrs = {held}
+        tr = np.where(yrs {low})[0]
+        te = np.where(yrs {high})[0]
+        m = Ridge().fit(X[tr], y[tr])
+        print(mean_absolute_error(y[te], m.predict(X[te])))
+        """
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # LEAK: both sides hold 2021
+        (_FRAMES.format(held='df["year"]', low="<= 2021", high=">= 2021", between=""), [("overlap", 5)]),
+        (_FRAMES.format(held="df.year", low="<= 2021", high=">= 2021", between=""), [("overlap", 5)]),
+        (_POSITIONS.format(held='df["year"].to_numpy()', low="<= 2021", high=">= 2021"), [("overlap", 6)]),
+        (_POSITIONS.format(held='df["year"].values', low="<= 2021", high=">= 2021"), [("overlap", 6)]),
+        # a cut that keeps the sides apart
+        (_FRAMES.format(held='df["year"]', low="<= 2020", high=">= 2021", between=""), []),
+        (_POSITIONS.format(held='df["year"].to_numpy()', low="< 2021", high=">= 2021"), []),
+        # the name given another column between the two masks: cuts of two columns, which keep no rows apart
+        (
+            _FRAMES.format(held='df["year"]', low="<= 2020", high=">= 2021", between='yrs = df["built"]\n        '),
+            [("overlap", 6)],
+        ),
+        # a rank of the column is not the column: its cut is not read as the year's
+        (_FRAMES.format(held='df["year"].rank()', low="<= 2021", high=">= 2021", between=""), []),
+    ],
+    ids=[
+        "LEAK: a column held in a name, both masks hold one year",
+        "LEAK: the column as an attribute",
+        "LEAK: the column's numbers, positions of np.where",
+        "LEAK: the column's values",
+        "the masks apart",
+        "positions apart",
+        "another column between the masks",
+        "a rank of the column",
+    ],
+)
+def test_a_mask_of_a_name_that_holds_a_column(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
+    assert leaks_found(tmp_path, HEAD, body) == expected
