@@ -739,7 +739,11 @@ class Frames(WalkState):
                 stats = stats | looked_up | self.stats_in(args[:1])
             # (df.split == "test").to_numpy(): the same booleans, still the mask they were
             still = data.mask if name in _MASK_KEPT else None
-            return Value(data=replace(self.with_fits(data, stats), mask=still, grouped=False))
+            as_rows = Value(data=replace(self.with_fits(data, stats), mask=still, grouped=False))
+            if name in ("tolist", "to_list") and data.rows and not args:
+                # s[:-60].tolist(): a list of the rows, as list(s[:-60]) is, that rows appended to then hold
+                return Value(objects=frozenset({self.container(node, self.iterate(as_rows)).id})).join(as_rows)
+            return as_rows
         return None
 
     def _queried(self, data: Data, condition: str, node: ast.Call) -> Data | None:
@@ -1242,6 +1246,10 @@ class Frames(WalkState):
                 key = index.items[-1].const if index.items else index.const
                 every = join_all(list(found.entries.values()))
                 out = out.join(found.entries[key] if isinstance(key, str) and key in found.entries else every)
+            elif found.qualname == CONTAINER and not found.entries and _rows_listed(holder, found):
+                # test[t] of `test = list(s[-60:])`: the list is those rows, so its item is picked of them below
+                # (one row, as s[-60:][t] is), not every element
+                pass
             elif found.qualname == CONTAINER or found.entries:
                 key = index.const
                 out = out.join(found.entries[key] if key is not None and key in found.entries else found.elements)
@@ -2562,3 +2570,14 @@ def _window_of_positions(element: ast.expr, name: str) -> bool:
             if any(isinstance(m, ast.Name) and m.id == name for b in bounds for m in ast.walk(b)):
                 return True
     return False
+
+
+def _rows_listed(holder: Value, found: Obj) -> bool:
+    """Whether a list holds rows and nothing else (`list(s[-60:])`, `s.tolist()`, then appended rows of those
+    same sides): its items are its rows, read as the rows are."""
+    elements = found.elements
+    if holder.data is None or not holder.data.rows or elements.data is None or not elements.data.rows:
+        return False
+    if elements.objects or elements.items is not None or elements.scores or elements.stats:
+        return False
+    return elements.data.rows <= holder.data.rows

@@ -309,6 +309,11 @@ _FIT = """\
         ("list(tr)", "for t in range(len(te)):", "    history = history + list(te[t:t + 1])", "te"),
         ("list(tr)", "for t in range(len(te)):", "    history += list(te[t:t + 1])", "te"),
         ("list(tr)", "for t in range(len(te)):", "    history = [*history, *te[t:t + 1]]", "te"),
+        # the test rows made a list first, by list() or tolist(): its item is still the pass's row
+        ("list(tr)", "te = list(te)\nfor t in range(len(te)):", "    history.append(te[t])", "te"),
+        ("tr.tolist()", "te = te.tolist()\nfor t in range(len(te)):", "    history.append(te[t])", "te"),
+        ("tr.tolist()", "for t in range(len(te)):", "    history.append(te[t])", "te"),
+        ("list(tr)", "te = list(te)\nfor obs in te:", "    history.append(obs)", "te"),
     ],
 )
 @pytest.mark.parametrize("after", [True, False])
