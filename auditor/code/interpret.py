@@ -12,7 +12,7 @@ from dataclasses import replace
 
 from auditor.code.calls import Calls
 from auditor.code.catalog import POLARS_EXPRESSION
-from auditor.code.events import Record
+from auditor.code.events import Obj, Record
 from auditor.code.frames import Frames
 from auditor.code.library import positions_left
 from auditor.code.masks import complete_columns_of
@@ -1277,14 +1277,7 @@ class Walker(Calls, Frames):
                 # a torch Dataset of the file's own: its items are the rows it holds at the index asked (self.x[i])
                 # and the statistics a step it calls on them was built with (`self.transform(self.x[i])` of a
                 # Normalize(mean, std) given when it was made)
-                baked = frozenset().union(
-                    self._statistics_read(found.qualname),
-                    *(
-                        self.record.objects[o].baked
-                        for name in self._steps_called(found.qualname)
-                        for o in found.entries.get(name, NOTHING).objects
-                    ),
-                )
+                baked = self.item_statistics(found)
                 for name in self._items_held(found.qualname):
                     entry = found.entries.get(name)
                     if entry is not None and entry.data is not None:
@@ -1300,6 +1293,39 @@ class Walker(Calls, Frames):
         if value.scores or value.stats:
             out = out.join(Value(scores=value.scores, stats=value.stats))
         return out
+
+    def item_statistics(self, found: Obj) -> frozenset[int]:
+        """The row statistics in every item an object of the file's `Dataset` class gives: those its
+        `__getitem__` reads from outside (`MEAN`), from the object (`self.mu` learned in `__init__`) or through a
+        step it calls (`self.transform` of a Normalize(mean, std))."""
+        if found.qualname not in self._classes:
+            return frozenset()
+        held = self._items_held(found.qualname)
+        called = self._steps_called(found.qualname)
+        own = frozenset().union(
+            *(
+                entry.stats | (entry.data.fits if entry.data is not None else frozenset())
+                for name in self._attributes_read(found.qualname) - held - called
+                if (entry := found.entries.get(name)) is not None
+            )
+        )
+        return frozenset().union(
+            self._statistics_read(found.qualname),
+            own,
+            *(self.record.objects[o].baked for name in called for o in found.entries.get(name, NOTHING).objects),
+        )
+
+    def _attributes_read(self, qualname: str) -> set[str]:
+        """The attributes of the object a `Dataset` class of the file reads in its `__getitem__` (`self.mu`)."""
+        getitem = self._classes[qualname][0].get("__getitem__")
+        if getitem is None or not getitem.args.args:
+            return set()
+        own = getitem.args.args[0].arg
+        return {
+            n.attr
+            for n in ast.walk(getitem)
+            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == own
+        }
 
     def _statistics_read(self, qualname: str) -> frozenset[int]:
         """The row statistics a `Dataset` class of the file reads from outside in its `__getitem__`

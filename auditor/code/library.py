@@ -993,14 +993,18 @@ class Library(Estimators, TorchLoops):
 
     def _held_rows(self, dataset: Value) -> Data | None:
         """The rows an object of the file's own class holds (a Dataset's `self.x`, `self.y` set in `__init__`),
-        with what was learned from them there (`self.x = (x - x.mean(0)) / x.std(0)`)."""
-        held = [
-            entry.data
-            for oid in sorted(dataset.objects)
-            if (found := self.record.objects[oid]).qualname.startswith(LOCAL)
-            for entry in found.entries.values()
-            if entry.data is not None
-        ]
+        with what was learned from them there (`self.x = (x - x.mean(0)) / x.std(0)`) and what its items carry
+        (`(self.x[i] - self.mu) / self.sd` in `__getitem__`)."""
+        held: list[Data] = []
+        for oid in sorted(dataset.objects):
+            found = self.record.objects[oid]
+            if not found.qualname.startswith(LOCAL):
+                continue
+            rows = [entry.data for entry in found.entries.values() if entry.data is not None]
+            if rows:
+                joined = join_datas(rows)
+                assert joined is not None
+                held.append(self.with_fits(joined, self.item_statistics(found)))
         return join_datas(held) if held else None
 
     def cross_validate(self, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call) -> Value:

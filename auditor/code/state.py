@@ -122,6 +122,10 @@ class WalkState(ABC):
         """What one iteration over ``value`` yields."""
 
     @abstractmethod
+    def item_statistics(self, found: Obj) -> frozenset[int]:
+        """The row statistics in every item an object of the file's `Dataset` class gives."""
+
+    @abstractmethod
     def column(self, data: Data, name: str) -> Data:
         """One column of a table, named by the column (frames.py)."""
 

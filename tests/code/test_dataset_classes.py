@@ -124,3 +124,46 @@ def test_a_dataset_class_of_a_table_s_rows(tmp_path: Path, of: str, expected: li
     body = _TABLE_ROWS.format(of=of) + _LOOP.replace("3 * 64 * 64", "3")
     found = leaks_found(tmp_path, "import torch.nn as nn\n", body)
     assert sorted({kind for kind, _ in found}) == expected
+
+
+_SPLIT_AFTER = """\
+import numpy as np
+import torch
+import torch.nn as nn
+from torch.utils.data import DataLoader, Dataset, random_split
+
+
+class Windows(Dataset):
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+        self.mu, self.sd = x.mean(0), x.std(0)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        return {item}, self.y[i]
+
+
+arr = torch.tensor(np.load("windows.npy"))
+train_ds, test_ds = random_split(Windows(arr[:, :-1], arr[:, -1]), [800, 200])
+"""
+
+
+@pytest.mark.parametrize(
+    ("item", "expected"),
+    [
+        # statistics of every window, learned in __init__ and applied to each item: the test items' too
+        ("(self.x[i] - self.mu) / self.sd", ["preprocessing"]),
+        ("self.x[i].sub(self.mu).div(self.sd)", ["preprocessing"]),
+        # each window scaled by its own statistics, or the statistics kept and not applied: nothing learned across
+        ("(self.x[i] - self.x[i].mean()) / self.x[i].std()", []),
+        ("self.x[i]", []),
+    ],
+)
+def test_a_dataset_split_by_random_split_gives_what_its_items_carry(
+    tmp_path: Path, item: str, expected: list[str]
+) -> None:
+    body = _SPLIT_AFTER.format(item=item) + _LOOP.replace("3 * 64 * 64", "8")
+    found = leaks_found(tmp_path, "", body)
+    assert sorted({kind for kind, _ in found}) == expected
