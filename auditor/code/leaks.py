@@ -832,6 +832,10 @@ class _Rules:
             up_to = "up to " if made_in & self.r.passes_at_most else ""
             return f"for {up_to}{known if known is not None else f'{len(models)} or more'} models"
         loops = {lid for e in evaluations for lid in e.loops}
+        if len({e.site for e in evaluations}) == len(evaluations):
+            # [acc(m) for m in (train_mask, val_mask, test_mask)]: a loop walked item by item scores these rows in
+            # one of its items only (each item's score is its own), so its items are no tries of them
+            loops -= set(self.r.pass_values)
         if loops:
             passes = self._passes(tuple(loops))
             up_to = "up to " if loops & self.r.passes_at_most else ""

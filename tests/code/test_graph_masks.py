@@ -118,3 +118,12 @@ def test_the_validation_nodes_put_back_and_scored_beside_the_test_nodes(tmp_path
         print([(pred[m] == data.y[m]).float().mean() for m in (data.val_mask, data.test_mask)])
         """
     assert leaks_found(tmp_path, HEAD, body) == []
+
+
+def test_the_tries_of_a_comprehension_over_masks(tmp_path: Path) -> None:
+    """One item of three scores the test nodes: the epoch kept by it is one try an epoch, not three."""
+    from tests.code.reading import read_script
+
+    result, _ = read_script(tmp_path, HEAD, _EACH_MASK.format(chosen="test_acc"))
+    (leak,) = [p.leak for p in result.leaks]
+    assert "scores the same test rows 300 times, once per model or setting of a loop" in leak.message
