@@ -85,7 +85,7 @@ def find_leaks(
         *labels,
         *rules.temporal_shuffle(),
     ]
-    leaks = [_at_top(leak, once) for leak in leaks]
+    leaks = [_at_top(replace(leak, message=_unnested(leak.message)), once) for leak in leaks]
     return sorted(leaks, key=lambda leak: (leak.site.line, leak.site.column, leak.kind))
 
 
@@ -104,6 +104,16 @@ def _at_top(leak: Leak, once: Collection[tuple[int, int]] = ()) -> Leak:
     inner = tuple(Site(s.line, s.column) for s in leak.sites)
     site = _top(leak.site) if len(leak.site.via) > len(frame) else leak.site
     return replace(leak, site=site, into=into, sites=tuple(dict.fromkeys((*inner, *tops))))
+
+
+# `(line 24 (in a function called at line 37))`: a place said inside a place's parentheses
+_NESTED_PLACE = re.compile(r"\(([^()]*) \((in a function called at|run from) ([^()]*)\)\)")
+
+
+def _unnested(message: str) -> str:
+    """The message with a place inside a place's parentheses said once: `(line 24, in a function called at line
+    37)`."""
+    return _NESTED_PLACE.sub(r"(\1, \2 \3)", message)
 
 
 def _within_one_call(leak: Leak, once: Collection[tuple[int, int]]) -> bool:
@@ -765,7 +775,7 @@ class _Rules:
             where = f" at {self.at_line(min(x.merged))}" if x.merged else ""
             return f"the training and test parts put back together{where}"
         if not t.parts:
-            where = "a file named as a test set" if self._test_file(t) else "before any split"
+            where = "a file named as a test set" if self._test_file(t) else "no part of a split"
             return f"{self._rows_text(frozenset({t}))} ({where})"
         if _role(t) == "test":
             return "the test part of the split"

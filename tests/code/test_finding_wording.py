@@ -79,3 +79,40 @@ cph = CoxPHFitter().fit(train, duration_col="duration_days", event_col="churned"
 """
     [message] = _messages(tmp_path, body)
     assert "'tickets_per_month' computed from the label 'duration_days' is among the features" in message
+
+
+def test_a_model_refitted_on_every_row_after_the_split_is_said_to_train_on_no_part_of_it(tmp_path: Path) -> None:
+    """A factory that hands out one model: the refit on every row comes after the split, so the rows are said as
+    no part of it, not as rows before any split."""
+    body = """
+        _MODEL = Ridge()
+        def get_model():
+            return _MODEL
+        df = pd.read_csv("leads.csv")
+        X, y = df.drop(columns=["converted"]), df["converted"]
+        X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+        clf = get_model().fit(X_tr, y_tr)
+        prod = get_model().fit(X, y)
+        print(mean_absolute_error(y_te, clf.predict(X_te)))
+        """
+    result, _ = read_script(tmp_path, HEAD, body)
+    (leak,) = [p.leak for p in result.leaks]
+    assert "trains on all rows of read_csv('leads.csv') (line 13) (no part of a split)" in leak.message
+
+
+def test_a_place_inside_a_function_is_said_once_within_parentheses(tmp_path: Path) -> None:
+    """`(line 4, in a function called at line 12)`, not `(line 4 (in a function called at line 12))`."""
+    body = """
+        def scaled(frame):
+            return StandardScaler().fit_transform(frame)
+        def main():
+            df = pd.read_csv("leads.csv")
+            X, y = scaled(df.drop(columns=["converted"])), df["converted"]
+            X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+            print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+        main()
+        """
+    result, _ = read_script(tmp_path, HEAD, body)
+    (leak,) = [p.leak for p in result.leaks]
+    assert "read_csv('leads.csv') (line 13, in a function called at line 17)" in leak.message
+    assert "((" not in leak.message and "))" not in leak.message.replace("('leads.csv'))", "")
