@@ -1293,6 +1293,15 @@ class _Rules:
                     f"Drop {' and '.join(repr(c) for c in dropped)} from X "
                     f"(e.g. X = df.drop(columns=[{', '.join(repr(c) for c in dropped)}]))."
                 )
+                listed = x.columns.base if x.columns is not None and not x.columns.removed else None
+                kept = sorted(listed - set(dropped)) if listed is not None else []
+                if kept:
+                    # X = acc[feats] of a list of names: the fix is in that list, not a drop of a table's columns
+                    shown = f"[{', '.join(repr(c) for c in kept)}]" if len(kept) <= 8 else "the other names"
+                    fix = (
+                        f"Leave {' and '.join(repr(c) for c in dropped)} out of the names the features are taken "
+                        f"by (e.g. keep {shown})."
+                    )
                 stacked = sorted(line for c, line in x.stacked if c == label)
                 if present and stacked:
                     # np.c_[X, np.log1p(y)]: the label's column put beside the features, not a column of the table

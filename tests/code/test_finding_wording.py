@@ -116,3 +116,21 @@ def test_a_place_inside_a_function_is_said_once_within_parentheses(tmp_path: Pat
     (leak,) = [p.leak for p in result.leaks]
     assert "read_csv('leads.csv') (line 13, in a function called at line 17)" in leak.message
     assert "((" not in leak.message and "))" not in leak.message.replace("('leads.csv'))", "")
+
+
+def test_the_fix_of_a_label_among_the_features_follows_how_they_were_taken(tmp_path: Path) -> None:
+    """Features taken by a list of names are mended in that list; features taken by dropping columns, by
+    dropping one more."""
+    made = """
+        acc = pd.read_csv("accounts.csv")
+        acc["churned"] = (acc["days_inactive"] > 30).astype(int)
+        X = {features}
+        X_tr, X_te, y_tr, y_te = train_test_split(X, acc["churned"], random_state=0)
+        print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
+        """
+    listed, _ = read_script(tmp_path, HEAD, made.format(features='acc[["n_events", "days_inactive"]]'))
+    (leak,) = [p.leak for p in listed.leaks]
+    assert leak.fix == "Leave 'days_inactive' out of the names the features are taken by (e.g. keep ['n_events'])."
+    dropped, _ = read_script(tmp_path, HEAD, made.format(features='acc.drop(columns=["churned"])'))
+    (leak,) = [p.leak for p in dropped.leaks]
+    assert leak.fix.startswith("Drop 'days_inactive' from X (e.g. X = df.drop(columns=['days_inactive'])).")
