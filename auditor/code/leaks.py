@@ -1237,7 +1237,10 @@ class _Rules:
                 derived = x.columns.computed_from(label)
                 # a label taken from later rows (the next day's sales, shift(-1)) is not in the row's own values:
                 # today's sales among the features is a forecast, not the answer
-                ahead = any(f[1] == label for f in y.later)
+                # so is a lead of the column's own series (`y = df["views"].shift(-1)`) the features do not share:
+                # the column among them holds each row's own value, not the next one
+                led = any(f[1] is None and f[0] in self.r.leads and f not in x.later for f in y.later)
+                ahead = led or any(f[1] == label for f in y.later)
                 upstream = sorted(
                     src
                     for new, src in x.columns.derived
@@ -1260,7 +1263,7 @@ class _Rules:
                     derived = sorted({d for found in each.values() for d in found})
                 # dropped from the rows the label is of before a concatenation: the column holds none of their labels
                 emptied = x.columns.empty_for(label, (a.origin for a in y.rows))
-                present = x.columns.has(label, numeric) and not emptied
+                present = x.columns.has(label, numeric) and not emptied and not led
                 directness = 0 if present else 2 if upstream else 3 if via is not None else 4 if spread else 1
                 if present:
                     detail = f"the label column '{label}' is among the features"

@@ -618,3 +618,32 @@ def test_lag_columns_made_in_a_loop_over_a_range(
 ) -> None:
     body = _LAGS.format(numbers=numbers, name=name, made=made)
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_NEXT_WEEK = """
+        wk = pd.read_csv("weekly.csv", parse_dates=["date"]).set_index("date")
+        wk["lag1"] = wk["views"].shift(1)
+        y = {label}
+        X = {features}
+        train, test = wk.index < "2017-03-01", wk.index >= "2017-03-01"
+        m = LogisticRegression().fit(X[train], y[train])
+        print(m.score(X[test], y[test]))
+        """
+
+
+@pytest.mark.parametrize(
+    ("label", "features", "expected"),
+    [
+        # next week's views learned from this week's: a forecast, the column holds each row's own value
+        ('wk["views"].shift(-1)', 'wk[["views", "lag1"]]', []),
+        ('wk["views"].shift(-2)', 'wk[["views", "lag1"]]', []),
+        # LEAK: this week's views learned from themselves
+        ('wk["views"]', 'wk[["views", "lag1"]]', [("label_in_features", 6)]),
+        # LEAK: the same lead among the features
+        ('wk["views"].shift(-1)', 'wk[["lag1"]].assign(nxt=wk["views"].shift(-1))', [("label_in_features", 6)]),
+    ],
+)
+def test_a_label_that_leads_its_own_column(
+    tmp_path: Path, label: str, features: str, expected: list[tuple[str, int]]
+) -> None:
+    assert leaks_found(tmp_path, HEAD, _NEXT_WEEK.format(label=label, features=features)) == expected
