@@ -163,6 +163,10 @@ _SAME_TABLE = frozenset(
         "asfreq",
     ]
 )
+# How many steps a slice bound is followed through (sums, names, the arguments of the call being walked).
+_BOUND_DEPTH = 8
+# Aggregates of a resampler besides the reductions: a value per period of that period's rows.
+_PERIOD_AGGREGATES = frozenset(["agg", "aggregate", "count", "size", "nunique", "first", "last", "ohlc", "prod"])
 # Methods whose result has columns the walk cannot know.
 _OTHER_COLUMNS = frozenset(
     [
@@ -433,6 +437,17 @@ class Frames(WalkState):
             # a window's count of rows holds none of their values (`s.expanding().count() - 1`: rows before)
             counted = data.past or name == "count"
             return Value(data=replace(data, window=False, grouped=False, columns=None, running=running, past=counted))
+        if (name in ROW_REDUCTIONS or name in _PERIOD_AGGREGATES) and self._of_resampler(node):
+            # daily.resample("W").sum(): a row per period, each made of that period's own rows (none learned from
+            # the others), with the columns they had
+            periods = replace(
+                self.source(node, self.text(node)),
+                columns=data.columns,
+                dates=data.dates,
+                sources=data.sources,
+                picked=data.picked,
+            )
+            return Value(data=self.with_fits(periods, data.fits | stats))
         if name in ROW_REDUCTIONS or (data.grouped and name in ("agg", "aggregate", "count", "size", "nunique")):
             if data.predicted or data.each_row:
                 return Value(data=replace(data, columns=None, grouped=False))
@@ -489,6 +504,8 @@ class Frames(WalkState):
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
             return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+        if name == "resample" and args:  # df.resample("W"): its rows, to be aggregated a period at a time
+            return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         if name in ("groupby", "group_by"):  # pandas, polars
             keys = argument(args, kwargs, 0, "by").strings()
             return Value(data=replace(data, grouped=True, mask=None, group_key=frozenset(keys or ())))
@@ -636,6 +653,11 @@ class Frames(WalkState):
                 # a column read as dates holds dates under its new name (`rename(columns={"date": "ds"})`)
                 dates = data.dates | {new for old, new in renamed[1] if old in data.dates}
                 return Value(data=replace(data, columns=renamed[0], dates=frozenset(dates), mask=None))
+        if name == "to_frame" and data.columns is None and not args and data.picked and len(data.sources) == 1:
+            # df["views"].to_frame(): a table of that one column, under its name, to which columns are then added
+            (column,) = data.sources
+            ahead = frozenset((line, column) for line, _ in data.later)
+            return Value(data=replace(data, columns=Columns(base=frozenset({column})), later=ahead, mask=None))
         if name in ("rename", "to_frame") and data.columns is None and args and isinstance(args[0].const, str):
             # y.shift(-1).rename("y"), joined beside the features: its values from later rows are that column's only
             named = frozenset((line, str(args[0].const)) for line, _ in data.later)
@@ -1319,6 +1341,17 @@ class Frames(WalkState):
             return True
         return bool(self.ev(index.func).names & {"numpy.argsort", "numpy.random.permutation"})
 
+    def _of_resampler(self, node: ast.Call) -> bool:
+        """Whether a method is called on `X.resample(...)`, written there or held in a name bound to it once."""
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(receiver, ast.Name):
+            receiver = self.assigned_once(receiver)
+        return (
+            isinstance(receiver, ast.Call)
+            and isinstance(receiver.func, ast.Attribute)
+            and receiver.func.attr == "resample"
+        )
+
     def _groups_table(self, grouped: Data, node: ast.AST) -> Data:
         """The table a grouped aggregation makes: a row per group, new rows made from the grouped ones, with the
         columns aggregated (and what was fitted into them before)."""
@@ -1774,7 +1807,7 @@ class Frames(WalkState):
         """A slice bound as (what it counts from, how far): 800, -100 (from the end), n, n - window, len(df) - 24;
         ``upper`` says which end of the slice it is."""
         chosen = self._min_max(node)
-        if chosen is not None and depth < 4:
+        if chosen is not None and depth < _BOUND_DEPTH:
             name, args = chosen
             if (name == "min") != upper:  # a lower end at min(...), an upper one at max(...): no bound known
                 return (self.whole(node), 0, closed)
@@ -1788,7 +1821,7 @@ class Frames(WalkState):
         const = self.ev(node).const
         if isinstance(const, int) and not isinstance(const, bool):
             return ("" if const >= 0 else "<end>", const, closed)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < 4:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < _BOUND_DEPTH:
             step = self.plain_number(node.right)  # `cut - 24 * 7`: a number of constants, folded
             base = self._bound(node.left, closed, depth + 1, upper, named)
             # `[b + embargo:]`, `[:a - gap]` with a gap never negative: the slice lies within `[b:]`, `[:a]`, which
@@ -1802,12 +1835,16 @@ class Frames(WalkState):
             if base[0] == "" and moved < 0:  # `cut - win` of two counts: a position, never one from the end
                 return None
             return (base[0], moved, closed)
-        if isinstance(node, ast.Name) and depth < 4:
+        if isinstance(node, ast.Name) and depth < _BOUND_DEPTH:
             # `val_end = int(n * 0.85)`, then `[:val_end]`: a share of a length, compared with `[int(n * 0.70):]`
             written = self.assigned_once(node)
             if isinstance(written, ast.Call | ast.BinOp) and share_of(ast.unparse(written)) is not None:
                 return (self.whole(written), 0, closed)
-        if named and isinstance(node, ast.Name) and depth < 4:
+            given = self.given_as(node) if written is None else None
+            if given is not None and not (isinstance(given, ast.Name) and given.id == node.id):
+                # `values[start:end - 6]` in `windows(n_train, n_val)`: the bound that call gives
+                return self._bound(given, closed, depth + 1, upper, named)
+        if named and isinstance(node, ast.Name) and depth < _BOUND_DEPTH:
             # `test_start = train_end - 168`, then `[test_start:]`: the bound the name was given, so it compares
             # with `[:train_end]` (a value with a call in it is not walked again)
             written = self.assigned_once(node)

@@ -102,6 +102,7 @@ class WalkState(ABC):
         self._ids: dict[tuple[str, int, tuple[int, ...], tuple[int, ...]], int] = {}
         self._next = 1
         self._assigned: dict[ast.AST, ast.expr] | None = None  # `name = value` of the program, by target (read once)
+        self._parameters: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] | None = None  # each parameter's function
 
     # The walk (interpret.py) ------------------------------------------------------------------------------
 
@@ -239,6 +240,32 @@ class WalkState(ABC):
         None where it has several, or one of another kind (a loop's target, a parameter)."""
         defs = self.names.definitions(name)
         return self._assigned_values().get(defs[0]) if len(defs) == 1 else None
+
+    def given_as(self, name: ast.Name) -> ast.expr | None:
+        """What the call being walked wrote for the parameter ``name`` reads (`end` of `windows(0, n_train)` is
+        `n_train`); None for any other name, a parameter given by a default, `*args` or `**kwargs`."""
+        defs = self.names.definitions(name)
+        if len(defs) != 1 or not isinstance(defs[0], ast.arg) or not self.calls:
+            return None
+        if self._parameters is None:
+            self._parameters = {
+                id(a): f
+                for f in self.names.nodes
+                if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                for a in [*f.args.posonlyargs, *f.args.args, *f.args.kwonlyargs]
+            }
+        function = self._parameters.get(id(defs[0]))
+        call = self.calls[-1]
+        if function is None or not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)):
+            return None
+        if call.func.id != function.name or any(isinstance(a, ast.Starred) for a in call.args):
+            return None
+        for keyword in call.keywords:
+            if keyword.arg == defs[0].arg:
+                return keyword.value
+        positional = [*function.args.posonlyargs, *function.args.args]
+        at = next((i for i, a in enumerate(positional) if a is defs[0]), None)
+        return call.args[at] if at is not None and at < len(call.args) else None
 
     def span_held(self, name: ast.expr) -> ast.expr | None:
         """The span of fixed length a name holds as its one value (`GAP = pd.Timedelta(days=30)`, `timedelta(

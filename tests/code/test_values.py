@@ -67,3 +67,19 @@ def test_a_second_mask_on_one_column_keeps_the_range_both_hold() -> None:
     other = Part("mask:store", "s==3", ())
     assert both.masked(other).parts == (*both.parts, other)
     assert both.masked(both.parts[0]) == both
+
+
+def test_a_share_moved_back_ends_before_a_larger_share_and_not_after_it() -> None:
+    """`[:int(n * 0.7) - 6]` and `[int(n * 0.85):]` share no row; `[:int(n * 0.85) - 6]` and `[int(n * 0.7):]` may."""
+    from auditor.code.values import POSITIONS
+
+    def piece(lower: tuple[str, float, bool], upper: tuple[str, float, bool]) -> Atom:
+        return Atom(1, (Part("slice", "range", (POSITIONS, lower, upper)),))
+
+    seventy, eighty_five = "int(len(values) * 0.7)", "int(len(values) * 0.85)"
+    early = piece(("", 0, True), (seventy, -6, False))
+    late = piece((eighty_five, 0, True), (OPEN, 0, False))
+    assert early.disjoint(late) and late.disjoint(early)
+    longer = piece(("", 0, True), (eighty_five, -6, False))
+    later = piece((seventy, 0, True), (OPEN, 0, False))
+    assert not longer.disjoint(later)
