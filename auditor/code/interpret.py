@@ -1076,6 +1076,8 @@ class Walker(Calls, Frames):
     def _counted(self, iterated: ast.expr, most: int = EACH_ITEM) -> tuple[Value, ...] | None:
         """The numbers of `range(k)` with k a known count of at most a few: a loop over them walked number by number,
         so `folds[i]` is one piece in each pass (None: any other iterable)."""
+        if isinstance(iterated, ast.Name):  # LAGS = range(0, 7), then `for k in LAGS`
+            iterated = self.assigned_once(iterated) or iterated
         if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "range"):
             return None
         if not 1 <= len(iterated.args) <= 2 or iterated.keywords or "range" in self.current:

@@ -590,6 +590,7 @@ def test_a_column_of_numbers_made_by_arithmetic_with_a_number(
 _LAGS = """
         df = pd.read_csv("store_daily.csv").sort_values("date")
         N_LAGS = 4
+        LAGS = range(N_LAGS)
         for k in {numbers}:
             df[{name}] = df["sales"].{made}
         X = df[["lag_" + str(k) for k in {numbers}] + ["promo"]]
@@ -604,9 +605,10 @@ _LAGS = """
     ("numbers", "name", "made", "expected"),
     [
         # k = 0 is the label itself: a loop over a range walked number by number makes lag_0 a copy of it
-        ("range(N_LAGS)", '"lag_" + str(k)', "shift(k)", [("label_in_features", 8)]),
-        ("range(N_LAGS)", 'f"lag_{k}"', "shift(k)", [("label_in_features", 8)]),
-        ("range(0, 3)", '"lag_%d" % k', "shift(k)", [("label_in_features", 8)]),
+        ("range(N_LAGS)", '"lag_" + str(k)', "shift(k)", [("label_in_features", 9)]),
+        ("range(N_LAGS)", 'f"lag_{k}"', "shift(k)", [("label_in_features", 9)]),
+        ("range(0, 3)", '"lag_%d" % k', "shift(k)", [("label_in_features", 9)]),
+        ("LAGS", 'f"lag_{k}"', "shift(k)", [("label_in_features", 9)]),
         # every lag at least one row back, or a window of past rows only: no copy of the label
         ("range(1, N_LAGS + 1)", '"lag_" + str(k)', "shift(k)", []),
         ("range(N_LAGS)", 'f"lag_{k}"', "shift(k + 1)", []),
