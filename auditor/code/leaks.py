@@ -678,7 +678,7 @@ class _Rules:
             for t in sorted(x.rows, key=lambda a: (self.pool_of(a) is None, a)):
                 if any(self._other_passes(v, t, lid) for lid in passes):
                     continue  # a walk forward: the years before 2020 trained on, 2019 scored in another pass
-                if t in self.r.appended_after_fit and e.x.horizon:
+                if e.x.horizon and any(a in self.r.appended_after_fit for a in _narrowed_from(t)):
                     continue  # each pass's row put in the history after its forecast: forecasts of later rows
                 pool = self.pool_of(v)
                 if pool is not None and role == "test" and pool == self.pool_of(t):
@@ -726,7 +726,8 @@ class _Rules:
                 cut = self._cut_scored(v, t)
                 # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
                 meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
-                added = self.r.added_before_fit.get(t) if e.x.horizon else None
+                before = [self.r.added_before_fit[a] for a in _narrowed_from(t) if a in self.r.added_before_fit]
+                added = before[0] if before and e.x.horizon else None
                 if added is not None:
                     how = f"{how} (each pass's row, put in the history at {self.at_line(added)} before the fit)"
                 return Leak(
@@ -1578,6 +1579,12 @@ def _chain_after(data: Data | None, line: int) -> tuple[Step, ...]:
         return ()
     kept = [s for s in data.chain if s.line >= line]
     return tuple(kept or data.chain[-3:])
+
+
+def _narrowed_from(atom: Atom) -> list[Atom]:
+    """The rows themselves, then the rows they were cut from, cut by cut (`history[-60:]` of a history that holds
+    a pass's row: that row, as it was put there)."""
+    return [Atom(atom.origin, atom.parts[:k]) for k in range(len(atom.parts), 0, -1)]
 
 
 def _last_name(data: Data | None) -> str | None:

@@ -370,3 +370,16 @@ def test_forecasts_scored_by_a_formula_written_out(tmp_path: Path, after: bool) 
     assert "np.mean(np.abs(" in steps
     found = leaks_found(tmp_path, head, steps)
     assert [kind for kind, _ in found] == ([] if after else ["overlap"])
+
+
+@pytest.mark.parametrize("after", [True, False])
+def test_a_trailing_window_of_the_history_is_fitted_on(tmp_path: Path, after: bool) -> None:
+    """`ARIMA(history[-60:])`: the last rows of the history, which holds each pass's row as it was put there, after
+    the forecast (later passes') or before it (the forecast's own)."""
+    head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
+    fit = "    fit = ARIMA(history[-60:], order=(1, 1, 1)).fit()\n    preds.append(fit.forecast()[0])"
+    added = "    history.append(te[t])"
+    body = fit + "\n" + added if after else added + "\n" + fit
+    steps = _STEPS.format(start="tr.tolist()", loop="for t in range(len(te)):", body=body, truth="te")
+    found = leaks_found(tmp_path, head, steps)
+    assert [kind for kind, _ in found] == ([] if after else ["overlap"])
