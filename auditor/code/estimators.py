@@ -896,7 +896,10 @@ class Estimators(WalkState):
             if args[-1] not in held.items:
                 self.mutate(receiver, replace(held, items=(*held.items, args[-1])))
             return
-        if self.loops and not (name == "append" and self._same_rows_each_pass(args[-1])):
+        # for k in [1, 7]: cols.append(f"lag_{k}"): a loop walked item by item makes each pass once, in order, so
+        # what it adds is known as written
+        once_each = len(self.item_passes) >= len(self.loops)
+        if self.loops and not once_each and not (name == "append" and self._same_rows_each_pass(args[-1])):
             return
         items: tuple[Value, ...] | None = None
         if name in ("append", "insert"):

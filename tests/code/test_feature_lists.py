@@ -649,3 +649,26 @@ def test_a_label_that_leads_its_own_column(
     tmp_path: Path, label: str, features: str, expected: list[tuple[str, int]]
 ) -> None:
     assert leaks_found(tmp_path, HEAD, _NEXT_WEEK.format(label=label, features=features)) == expected
+
+
+_APPENDED = """
+        df = pd.read_csv("wiki.csv").sort_values("date")
+        cols = []
+        for k in {lags}:
+            df[f"lag_{{k}}"] = df["views"].shift(k)
+            cols.append(f"lag_{{k}}")
+        df["dow"] = pd.to_datetime(df["date"]).dt.dayofweek
+        cols.append("dow")
+        train, test = df[df["date"] < "2017-06-01"], df[df["date"] >= "2017-06-01"]
+        m = LogisticRegression().fit(train[cols], train["views"])
+        print(m.score(test[cols], test["views"]))
+        """
+
+
+@pytest.mark.parametrize(("lags", "expected"), [("[0, 1, 7]", [("label_in_features", 9)]), ("[1, 7]", [])])
+def test_names_appended_by_a_loop_over_written_items(
+    tmp_path: Path, lags: str, expected: list[tuple[str, int]]
+) -> None:
+    """A loop over written items makes each pass once, in order: the names it appends are the list's, and so is
+    one appended after it (`lag_0`, a copy of the label, among them)."""
+    assert leaks_found(tmp_path, HEAD, _APPENDED.format(lags=lags)) == expected
