@@ -68,3 +68,32 @@ _POSITIONS = """
 )
 def test_a_mask_of_a_name_that_holds_a_column(tmp_path: Path, body: str, expected: list[tuple[str, int]]) -> None:
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CUT_HELD = """
+        CFG = {{"cut": "2017-03-01"}}
+        CUT = CFG["cut"]
+        df = pd.read_csv("weekly.csv", parse_dates=["date"]).set_index("date")
+        tr = df[df.index <= {train_end}]
+        te = df[df.index >= {test_start}]
+        m = Ridge().fit(tr[["lag1"]], tr["views"])
+        print(mean_absolute_error(te["views"], m.predict(te[["lag1"]])))
+        """
+
+
+@pytest.mark.parametrize(
+    ("train_end", "test_start", "expected"),
+    [
+        # LEAK: both hold the cut's week, or four weeks before it; the instants made of the text a name holds
+        ("CUT", "pd.Timestamp(CUT)", [("overlap", 6)]),
+        ("CUT", 'pd.Timestamp(CFG["cut"]) - pd.Timedelta(weeks=4)', [("overlap", 6)]),
+        ('pd.to_datetime(CFG["cut"])', "CUT", [("overlap", 6)]),
+        # apart
+        ("pd.Timestamp(CUT)", 'pd.Timestamp(CFG["cut"]) + pd.Timedelta(days=1)', []),
+    ],
+)
+def test_an_instant_made_of_a_text_a_name_holds(
+    tmp_path: Path, train_end: str, test_start: str, expected: list[tuple[str, int]]
+) -> None:
+    body = _CUT_HELD.format(train_end=train_end, test_start=test_start)
+    assert leaks_found(tmp_path, HEAD, body) == expected
