@@ -381,12 +381,15 @@ class Calls(Library):
         as that constant (`pd.Timestamp(CUT)` as `pd.Timestamp("2017-03-01")`); the call itself when none is."""
 
         def written(arg: ast.expr) -> ast.expr:
-            keyed = isinstance(arg, ast.Subscript) and isinstance(arg.value, ast.Name)
-            if not (isinstance(arg, ast.Name) or (keyed and isinstance(arg.slice, ast.Constant))):
-                return arg  # a name or `CFG["cut"]` only: anything else is not evaluated again
+            # a name or `CFG["cut"]` only: anything else is not evaluated again
+            if isinstance(arg, ast.Subscript):
+                if not (isinstance(arg.value, ast.Name) and isinstance(arg.slice, ast.Constant)):
+                    return arg
+            elif not isinstance(arg, ast.Name):
+                return arg
             value = self.ev(arg)
             const = value.const if value.data is None else None
-            if type(const) not in (str, int, float):
+            if not isinstance(const, str | int | float) or isinstance(const, bool):
                 return arg
             return ast.copy_location(ast.Constant(const), arg)
 
