@@ -37,7 +37,16 @@ from auditor.code.masks import (
 )
 from auditor.code.replicates import counters
 from auditor.code.sources import Program
-from auditor.code.state import CONTAINER, DATASET_DICT, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SCORE_TABLE, WalkState
+from auditor.code.state import (
+    CONTAINER,
+    DATASET_DICT,
+    GRAPH_MASKS,
+    NEIGHBOURS,
+    NOT_SELF,
+    OTHER_NEIGHBOURS,
+    SCORE_TABLE,
+    WalkState,
+)
 from auditor.code.values import (
     NOTHING,
     OPAQUE,
@@ -208,10 +217,6 @@ def in_time(data: Data) -> bool:
     return bool(data.sources & data.dates) or any(is_time_name(s) for s in data.sources)
 
 
-# The node masks of a PyTorch Geometric graph (Planetoid's Cora): the sides of the split the data set came with.
-_GRAPH_MASKS = {"train_mask": "train", "val_mask": "validation", "test_mask": "test"}
-
-
 class Frames(WalkState):
     """Selections, methods and assignments of tables and arrays."""
 
@@ -238,13 +243,13 @@ class Frames(WalkState):
             return Value(data=data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
-        if attr in _GRAPH_MASKS and data.rows and not any(a.parts for a in data.rows):
+        if attr in GRAPH_MASKS and data.rows and not any(a.parts for a in data.rows):
             # a PyTorch Geometric graph's data.train_mask and data.test_mask: the nodes of the sides of the split its
             # data set was published with, one split for all its masks
             key = frozenset(a.origin for a in data.rows)
             if key not in self.graph_masks:
                 self.graph_masks[key] = self.split(node, "the graph's masks", False, data, published=True)
-            return Value(parts=frozenset({Part(self.graph_masks[key], _GRAPH_MASKS[attr])}))
+            return Value(parts=frozenset({Part(self.graph_masks[key], GRAPH_MASKS[attr])}))
         if attr == "codes" and isinstance(node.value, ast.Attribute) and node.value.attr == "cat":
             return Value(data=replace(data, mask=None, against_truth=False, number=True))  # a category's number
         if data.columns is None:  # an attribute of values that are not a table (encoded.ids): the same rows

@@ -25,8 +25,9 @@ def shortened(written: str, limit: int = TEXT_LIMIT) -> str:
     return written if len(written) <= limit else written[: limit - 1] + "…"
 
 
-# The sides of a graph's node masks (PyTorch Geometric's data.train_mask, val_mask, test_mask).
-GRAPH_SIDES = ("train", "validation", "test")
+# The node masks of a PyTorch Geometric graph (Planetoid's Cora), each the side of the split the data set came with.
+GRAPH_MASKS = {"train_mask": "train", "val_mask": "validation", "test_mask": "test"}
+GRAPH_SIDES = tuple(GRAPH_MASKS.values())
 CONTAINER = "builtins.list"  # the qualified name of the objects lists, tuples, sets and dicts are
 SPLITS = "<splits>"  # the qualified name of what a splitter's split() returns
 # What a neighbours search (kneighbors, radius_neighbors) returns as indices: rows that may include each queried
