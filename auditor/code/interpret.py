@@ -1303,11 +1303,11 @@ class Walker(Calls, Frames):
         if found.qualname not in self._classes:
             return frozenset()
         held = self._items_held(found.qualname)
-        called = self._steps_called(found.qualname)
+        called = self._own_attributes(found.qualname, called=True)
         own = frozenset().union(
             *(
                 entry.stats | (entry.data.fits if entry.data is not None else frozenset())
-                for name in self._attributes_read(found.qualname) - held - called
+                for name in self._own_attributes(found.qualname) - held - called
                 if (entry := found.entries.get(name)) is not None
             )
         )
@@ -1317,17 +1317,19 @@ class Walker(Calls, Frames):
             *(self.record.objects[o].baked for name in called for o in found.entries.get(name, NOTHING).objects),
         )
 
-    def _attributes_read(self, qualname: str) -> set[str]:
-        """The attributes of the object a `Dataset` class of the file reads in its `__getitem__` (`self.mu`)."""
+    def _own_attributes(self, qualname: str, called: bool = False) -> set[str]:
+        """The attributes of the object a `Dataset` class of the file reads in its `__getitem__` (`self.mu`), or only
+        those it calls there (`self.transform(...)`)."""
         getitem = self._classes[qualname][0].get("__getitem__")
         if getitem is None or not getitem.args.args:
             return set()
         own = getitem.args.args[0].arg
-        return {
-            n.attr
-            for n in ast.walk(getitem)
-            if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == own
-        }
+        found: set[str] = set()
+        for n in ast.walk(getitem):
+            read = n.func if called and isinstance(n, ast.Call) else None if called else n
+            if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name) and read.value.id == own:
+                found.add(read.attr)
+        return found
 
     def _statistics_read(self, qualname: str) -> frozenset[int]:
         """The row statistics a `Dataset` class of the file reads from outside in its `__getitem__`
@@ -1343,21 +1345,6 @@ class Walker(Calls, Frames):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in own
         ]
         return frozenset().union(*(self.lookup(n).stats for n in read))
-
-    def _steps_called(self, qualname: str) -> set[str]:
-        """The attributes a `Dataset` class of the file calls in its `__getitem__` (`self.transform(...)`)."""
-        getitem = self._classes[qualname][0].get("__getitem__")
-        if getitem is None or not getitem.args.args:
-            return set()
-        own = getitem.args.args[0].arg
-        return {
-            n.func.attr
-            for n in ast.walk(getitem)
-            if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and isinstance(n.func.value, ast.Name)
-            and n.func.value.id == own
-        }
 
     def _items_held(self, qualname: str) -> set[str]:
         """The attributes a `Dataset` class of the file gives its items from, read at the index asked
