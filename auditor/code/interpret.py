@@ -42,6 +42,7 @@ class Walker(Calls, Frames):
         self.functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
         self._function_ids: dict[ast.AST, int] = {}
         self._lambdas: set[int] = set()  # the functions lambdas are read as: each walked where it is called
+        self._loops_naming: dict[int, bool] = {}  # by a for loop's id: whether its body makes names of its number
         self._methods: set[int] = set()  # functions defined in a class: walked on their own only
         self._walked: set[int] = set()
         self._active: list[int] = []
@@ -125,7 +126,7 @@ class Walker(Calls, Frames):
             known = iterated.items
             self._count_passes(node, node.iter, known)
             most = EACH_ITEM
-            if known is None and _names_made_in(node):
+            if known is None and self._names_made_in(node):
                 # for k in range(7): df[f"lag_{k}"] = y.shift(k): each pass makes the column of its own number, so
                 # the loop is walked number by number (lag_0, a copy of y, is one of them)
                 known, most = self._counted(node.iter, NAMES_WALKED), NAMES_WALKED
@@ -213,6 +214,13 @@ class Walker(Calls, Frames):
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
+
+    def _names_made_in(self, loop: ast.For | ast.AsyncFor) -> bool:
+        """Whether a loop's body makes a text of its number (read once a loop, however often it is walked)."""
+        made = self._loops_naming.get(id(loop))
+        if made is None:
+            made = self._loops_naming[id(loop)] = _names_made_in(loop)
+        return made
 
     def _count_passes(self, node: ast.AST, over: ast.expr, items: tuple[Value, ...] | None) -> None:
         """Note how many passes the loop at ``node`` makes, where what it goes over says: the items of a literal
