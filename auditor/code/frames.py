@@ -618,8 +618,7 @@ class Frames(WalkState):
                 bound = ("<end>", back, False) if back is not None else self._bound(told, False, upper=True)
                 span = (POSITIONS, (OPEN, 0, True), bound) if bound is not None else ()
             split = self._part_split(SLICE, node, data) if not data.shuffled else self._shuffled_cut(data, node)
-            rows = frozenset(_narrowed(a, span) or _sliced(a, split, name, span) for a in data.rows)
-            return Value(data=replace(data, rows=rows, mask=None))
+            return Value(data=replace(data, rows=_cut_each(data.rows, split, name, span), mask=None))
         if name in ("split_before", "split_after") and (args or kwargs):
             # darts' series.split_before(0.8): the steps before a point and those from it, two sides of one cut
             split = self._part_split(SLICE, node, data)
@@ -1660,7 +1659,7 @@ class Frames(WalkState):
             if indexer in (None, "iloc"):
                 rows_node = self._ends_from_length(rows_node, node)
             span = self._slice_span(rows_node, indexer == "loc", named=indexer == "iloc")
-            return replace(data, rows=frozenset(_narrowed(a, span) or _sliced(a, split, side, span) for a in data.rows))
+            return replace(data, rows=_cut_each(data.rows, split, side, span))
         if value.parts:
             # `allrows.loc[train.index]` of pd.concat([train, test]): the rows taken on the other side of that same
             # split hold none of those labels (labels a split dealt are each on one side), so only train's are left;
@@ -1908,11 +1907,9 @@ class Frames(WalkState):
             return value
         # Element j stands for the row its window ends before (or the row it takes): start + j + ahead.
         start = ("", start[1] + next(iter(ahead), 0), True)
-        rows = set()
-        for whole in stripped:
-            span = (POSITIONS, start, (OPEN, 0, True))
-            rows.add(whole if start[1] == 0 else _narrowed(whole, span) or _sliced(whole, SLICE, "tail", span))
-        data = replace(value.data, rows=frozenset(rows))
+        span = (POSITIONS, start, (OPEN, 0, True))
+        rows = frozenset(stripped) if start[1] == 0 else _cut_each(frozenset(stripped), SLICE, "tail", span)
+        data = replace(value.data, rows=rows)
         if _window_of_positions(element, name):
             # each element holds the values of the rows before the one it stands for: a lag, as shift(1) is
             data = replace(data, lagged=data.lagged | {element.lineno}, past=True)
@@ -2439,6 +2436,15 @@ def _fits_in(value: Value) -> frozenset[int]:
 def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
+
+
+def _cut_each(
+    rows: frozenset[Atom], split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()]
+) -> frozenset[Atom]:
+    """``rows`` cut by position. Positions count in one sequence of rows: rows put together from several (a history
+    a loop appends each pass's row to) are numbered across them all, so the cut composes with no one's own slice."""
+    alone = len(rows) == 1
+    return frozenset((_narrowed(a, span) if alone else None) or _sliced(a, split, side, span) for a in rows)
 
 
 def _narrowed(atom: Atom, span: tuple[str, Bound, Bound] | tuple[()]) -> Atom | None:

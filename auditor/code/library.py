@@ -1110,8 +1110,9 @@ class Library(Estimators, TorchLoops):
         curve = name in catalog.CURVE_METRICS
         if predicted:
             x = join_datas(predicted)
-            if x is not None and x.horizon and not x.rows and truth:  # a forecast: of the rows it is compared with
-                x = replace(x, rows=frozenset().union(*(d.rows for d in truth)))
+            if x is not None and truth and ((x.horizon and not x.rows) or _forecast_inputs(x, truth)):
+                # a forecast: of the rows it is compared with
+                x = replace(x, rows=frozenset().union(*(d.rows for d in truth)), horizon=True)
             models = frozenset().union(*(d.predicted for d in predicted))
             cv = any(d.cross_validated for d in predicted)
             eid = self.evaluation(node, name, models, x, join_datas(truth), cross_validation=cv, curve=curve)
@@ -1733,3 +1734,11 @@ def _datas_in(value: Value) -> list[Data]:
     for item in value.items or ():
         found += _datas_in(item)
     return found
+
+
+def _forecast_inputs(predicted: Data, truth: list[Data]) -> bool:
+    """Whether predictions were asked of rows of the labels' source apart from the labels themselves
+    (`model.predict(history[-5:])` against `test`): a series' last rows, the next one forecast from them."""
+    labels = [b for d in truth for b in d.rows]
+    origins = {b.origin for b in labels}
+    return bool(labels) and any(a.origin in origins and all(a.disjoint(b) for b in labels) for a in predicted.rows)

@@ -383,3 +383,30 @@ def test_a_trailing_window_of_the_history_is_fitted_on(tmp_path: Path, after: bo
     steps = _STEPS.format(start="tr.tolist()", loop="for t in range(len(te)):", body=body, truth="te")
     found = leaks_found(tmp_path, head, steps)
     assert [kind for kind, _ in found] == ([] if after else ["overlap"])
+
+
+_LAGGED = """
+LAGS = 5
+s = pd.read_csv("energy.csv", parse_dates=["ts"], index_col="ts")["kwh"]
+history, test, preds = list(s[:-50]), list(s[-50:]), []
+for t in range(len(test)):
+{body}
+print(mean_absolute_error(test, preds))
+"""
+
+_LAGGED_FIT = """\
+    Xh = np.array([history[i - LAGS:i] for i in range(LAGS, len(history))])
+    model = Ridge().fit(Xh, np.array(history[LAGS:]))
+    preds.append(model.predict({window})[0])"""
+
+
+@pytest.mark.parametrize("window", ["np.array(history[-LAGS:])[None, :]", "np.array(history[-LAGS:]).reshape(1, -1)"])
+@pytest.mark.parametrize("after", [True, False])
+def test_a_forecast_from_the_last_rows_of_the_history(tmp_path: Path, window: str, after: bool) -> None:
+    """`model.predict(history[-5:])` compared with `test`: the last rows of the series, the next row forecast from
+    them, so the score is of the test rows (the history's rows are the forecast's inputs); a pass's row added
+    before the fit has been seen by the model forecasting it."""
+    fit = _LAGGED_FIT.format(window=window)
+    added = "    history.append(test[t])"
+    found = leaks_found(tmp_path, HEAD, _LAGGED.format(body=fit + "\n" + added if after else added + "\n" + fit))
+    assert [kind for kind, _ in found] == ([] if after else ["overlap"])
