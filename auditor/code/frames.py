@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 import re
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import replace
 from typing import Any
 
@@ -1833,6 +1833,12 @@ class Frames(WalkState):
             inward = isinstance(node.op, ast.Add) != upper and base is not None and base[0] != "<end>"
             if step is None and inward and self.never_negative(node.right):
                 return base
+            if step is None:
+                # `[len(ids) - n_test:]`: a bound of its own, as a product is, which `[:len(ids) - n_test + 50]`
+                # is counted from
+                return (self.whole(node), 0, closed)
+            if _open_term(node.left, self.plain_number):
+                base = (self.whole(node.left), 0, closed)
             if base is None or not isinstance(step, int) or isinstance(step, bool) or base[0] == "<end>":
                 return None
             moved = base[1] + (step if isinstance(node.op, ast.Add) else -step)
@@ -2436,6 +2442,11 @@ def _fits_in(value: Value) -> frozenset[int]:
 def _sliced(atom: Atom, split: str, side: str, span: tuple[str, Bound, Bound] | tuple[()] = ()) -> Atom:
     depth = sum(p.split.startswith(SLICE) for p in atom.parts)
     return atom.with_part(Part(f"{split}{depth or ''}", side, span))
+
+
+def _open_term(node: ast.expr, number: Callable[[ast.expr], object]) -> bool:
+    """Whether a bound is a sum or difference with a term no number is known for (`len(ids) - n_test`)."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and number(node.right) is None
 
 
 def _cut_each(

@@ -208,6 +208,12 @@ def _position_at(node: ast.expr) -> tuple[str, float]:
         return ("", whole)
     if whole is not None:  # `ids[-30:]`: counted from the end, ordered against other such positions only
         return ("from the end", whole)
+    step = _whole(node.right) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) else None
+    if isinstance(node, ast.BinOp) and step is not None:
+        # `ids[:len(ids) - n_test + 50]`: 50 past the position `len(ids) - n_test` another slice starts at
+        base = _position_at(node.left)
+        if base[0] not in ("", "from the end"):
+            return (base[0], base[1] + (step if isinstance(node.op, ast.Add) else -step))
     return (ast.unparse(node).replace(" ", ""), 0)
 
 

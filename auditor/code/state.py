@@ -335,12 +335,18 @@ class WalkState(ABC):
         if isinstance(end, ast.Name) and depth < 4:
             made = self.assigned_once(end)
             return self.before_end(made, sequence, depth + 1) if made is not None else None
-        if not (isinstance(end, ast.BinOp) and isinstance(end.op, ast.Sub)):
+        if not (isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add | ast.Sub)):
             return None
         back = self.ev(end.right).const if isinstance(end.right, ast.Name) else None
         if back is None and isinstance(end.right, ast.Constant):
             back = end.right.value
-        if not (isinstance(back, int) and not isinstance(back, bool) and back > 0):
+        if not isinstance(back, int) or isinstance(back, bool):
+            return None
+        inner = self.before_end(end.left, sequence, depth + 1) if depth < 4 else None
+        if inner is not None:  # `len(ids) - n_test + 50`: 50 rows past the end of `[:len(ids) - n_test]`
+            moved = inner + back if isinstance(end.op, ast.Add) else inner - back
+            return moved if moved < 0 else None
+        if isinstance(end.op, ast.Add) or back <= 0:
             return None
         whole: ast.expr | None = end.left
         if isinstance(whole, ast.Name):

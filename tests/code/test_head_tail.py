@@ -99,6 +99,42 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [("overlap", 2)],
     ),
+    "LEAK: an end of two terms from the length, 50 rows past the last part's start": (
+        """
+    n = len(df)
+    train, test = df.iloc[:n - 100 + 50], df.iloc[n - 100:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 3)],
+    ),
+    "LEAK: a share of the length held out, 48 rows of it trained on": (
+        """
+    n_test = int(0.2 * len(df))
+    train, test = df.iloc[:len(df) - n_test + 48], df.iloc[len(df) - n_test:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 3)],
+    ),
+    "a share of the length held out, a gap of 48 rows before it": (
+        """
+    n_test = int(0.2 * len(df))
+    train, test = df.iloc[:len(df) - n_test - 48], df.iloc[len(df) - n_test:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [],
+    ),
+    "a share of the length held out, the rest trained on": (
+        """
+    n_test = int(0.2 * len(df))
+    train, test = df.iloc[:len(df) - n_test], df.iloc[len(df) - n_test:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [],
+    ),
     "positions written from the table's length, the last 30 apart": (
         """
     n = len(df)

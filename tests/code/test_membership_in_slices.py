@@ -142,6 +142,47 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [],
     ),
+    "LEAK: an end of two terms past the length, 50 rows beyond the other's start": (
+        """
+        n_test = 100
+        tr = df[df.pid.isin(ids[:len(ids) - n_test + 50])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "LEAK: the test start two terms back, held in a name": (
+        """
+        n_test = 100
+        start = len(ids) - n_test - 50
+        tr = df[df.pid.isin(ids[:len(ids) - n_test])]
+        te = df[df.pid.isin(ids[start:])]"""
+        + _FIT,
+        [("overlap", 5)],
+    ),
+    "LEAK: a share of the length left out, then 50 rows of it trained on": (
+        """
+        n_test = int(0.2 * len(ids))
+        tr = df[df.pid.isin(ids[:len(ids) - n_test + 50])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "a share of the length left out, a gap of 50 before it": (
+        """
+        n_test = int(0.2 * len(ids))
+        tr = df[df.pid.isin(ids[:len(ids) - n_test - 50])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [],
+    ),
+    "ends of two terms that meet": (
+        """
+        n_test = 100
+        tr = df[df.pid.isin(ids[:len(ids) - n_test - 50])]
+        te = df[df.pid.isin(ids[len(ids) - n_test - 50:])]"""
+        + _FIT,
+        [],
+    ),
     "a length of another sequence is no position of this one": (
         """
         tr = df[df.pid.isin(ids[:len(df) - 30])]
