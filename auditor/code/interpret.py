@@ -1014,8 +1014,9 @@ class Walker(Calls, Frames):
             if known is None and not generators[0].ifs and _a_name_made(node):
                 # [f"mfcc_{i}" for i in range(40)]: the names of each number, known one by one (a text each, so
                 # more of them are read than of elements that are rows)
-                known = self._counted(generators[0].iter, NAMES_MADE)
-                limit = NAMES_MADE
+                # (a dict's values walked per key too, as a loop's body is: `{f"lag_{k}": y.shift(k) for k in ...}`)
+                limit = NAMES_WALKED if isinstance(node, ast.DictComp) else NAMES_MADE
+                known = self._counted(generators[0].iter, limit)
             if each is not None:
                 value, key = join_all(each), NOTHING
             elif len(generators) == 1 and not generators[0].ifs and known is not None and len(known) <= limit:
@@ -1775,8 +1776,10 @@ def _names_made_in(loop: ast.For | ast.AsyncFor) -> bool:
 
 def _a_name_made(node: ast.AST) -> bool:
     """Whether a comprehension's element builds a text from its numbers (`f"band_{i}"`, `"lag_" + str(k)`): a
-    list of column names, each known once its number is."""
+    list of column names, each known once its number is (or a dict's keys: `{f"lag_{k}": ... for k in ...}`)."""
     element = node.elt if isinstance(node, ast.ListComp | ast.SetComp | ast.GeneratorExp) else None
+    if isinstance(node, ast.DictComp):
+        element = node.key
     if isinstance(element, ast.JoinedStr):
         return True
     return isinstance(element, ast.BinOp) and any(

@@ -882,6 +882,8 @@ class Library(Estimators, TorchLoops):
         the rows of a table, so the new table holds those rows and what each column was computed with."""
         if not node.args or not isinstance(node.args[0], ast.DictComp):
             return None
+        if any(isinstance(k, str) for oid in first.objects for k in self.record.objects[oid].entries):
+            return None  # {f"lag_{k}": y.shift(k) for k in range(4)}: keys known one by one, as a written dict's
         rows = self.rows_of([first])
         if rows is None:
             return None

@@ -622,6 +622,38 @@ def test_lag_columns_made_in_a_loop_over_a_range(
     assert leaks_found(tmp_path, HEAD, body) == expected
 
 
+_LAGS_BY_DICT = """
+        df = pd.read_csv("store_daily.csv").sort_values("date")
+        N_LAGS = 4
+        lags = {{f"lag_{{k}}": df["sales"].{made} for k in {numbers}}}
+        {put}
+        X = df[[f"lag_{{k}}" for k in {numbers}] + ["promo"]]
+        y = df["sales"]
+        X_tr, X_te, y_tr, y_te = X[:800], X[800:], y[:800], y[800:]
+        model = LogisticRegression().fit(X_tr, y_tr)
+        print(model.score(X_te, y_te))
+        """
+
+
+@pytest.mark.parametrize("put", ["df = df.assign(**lags)", "df = df.join(pd.DataFrame(lags))"])
+@pytest.mark.parametrize(
+    ("numbers", "made", "expected"),
+    [
+        # lag_0 is the label: a dict comprehension's keys known number by number, as a loop's are
+        ("range(N_LAGS)", "shift(k)", [("label_in_features", 8)]),
+        ("[0, 1, 7]", "shift(k)", [("label_in_features", 8)]),
+        # every lag at least one row back
+        ("range(1, N_LAGS + 1)", "shift(k)", []),
+        ("range(N_LAGS)", "shift(k + 1)", []),
+    ],
+)
+def test_lag_columns_made_by_a_dict_comprehension(
+    tmp_path: Path, put: str, numbers: str, made: str, expected: list[tuple[str, int]]
+) -> None:
+    body = _LAGS_BY_DICT.format(numbers=numbers, made=made, put=put)
+    assert leaks_found(tmp_path, HEAD, body) == expected
+
+
 _NEXT_WEEK = """
         wk = pd.read_csv("weekly.csv", parse_dates=["date"]).set_index("date")
         wk["lag1"] = wk["views"].shift(1)
