@@ -367,7 +367,7 @@ class Calls(Library):
         """The call a name was last given, where it makes an instant of constants (`cut = pd.Timestamp(
         "2023-06-01")`, `datetime(2023, 6, 1)`); None for any other value or several reaching definitions."""
         if isinstance(name, ast.Call):  # pd.Timestamp(CFG["cut"]): the instant of the text the argument holds
-            given = self._constants_given(name)
+            given = self.constants_given(name)
             if given is not name and instant_of(given) is not None:
                 return given
         if not isinstance(name, ast.Name):  # pd.Timedelta(days=H): the span of the number H holds
@@ -375,31 +375,6 @@ class Calls(Library):
             return written if written is not name else None
         # or the span it holds (`BUFFER = pd.Timedelta(days=30)`), which moves an instant it is added to
         return self.instant_held(self.names.definitions(name)) or self.span_held(name)
-
-    def _constants_given(self, call: ast.Call) -> ast.Call:
-        """The call with each argument that is a name or a constant key's item holding a known text or number written
-        as that constant (`pd.Timestamp(CUT)` as `pd.Timestamp("2017-03-01")`); the call itself when none is."""
-
-        def written(arg: ast.expr) -> ast.expr:
-            # a name or `CFG["cut"]` only: anything else is not evaluated again
-            if isinstance(arg, ast.Subscript):
-                if not (isinstance(arg.value, ast.Name) and isinstance(arg.slice, ast.Constant)):
-                    return arg
-            elif not isinstance(arg, ast.Name):
-                return arg
-            value = self.ev(arg)
-            const = value.const if value.data is None else None
-            if not isinstance(const, str | int | float) or isinstance(const, bool):
-                return arg
-            return ast.copy_location(ast.Constant(const), arg)
-
-        args = [written(a) for a in call.args]
-        keywords = [ast.keyword(k.arg, written(k.value)) for k in call.keywords]
-        if all(a is b for a, b in zip(args, call.args, strict=True)) and all(
-            k.value is j.value for k, j in zip(keywords, call.keywords, strict=True)
-        ):
-            return call
-        return ast.copy_location(ast.Call(func=call.func, args=args, keywords=keywords), call)
 
     def _not_self(self, node: ast.Compare, values: list[Value]) -> Value | None:
         """`ind != np.arange(len(X))[:, None]`: where each row's neighbours are not the row itself, a mask that

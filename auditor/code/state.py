@@ -379,15 +379,48 @@ class WalkState(ABC):
         if len(defs) != 1 or not isinstance(defs[0], ast.Name):
             return None
         made = self._assigned_values().get(defs[0])
+        if isinstance(made, ast.Call):  # cut = pd.Timestamp(CUT): the instant of the text the name holds
+            made = self.constants_given(made)
         if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub) and depth < 8:
             # start = cut - pd.Timedelta(days=28), cut holding an instant: that instant moved (by a span a name
             # may hold too, `cut - GAP`)
             held = made.left
-            left = self.instant_held(self.names.definitions(held), depth + 1) if isinstance(held, ast.Name) else held
+            if isinstance(held, ast.Name):
+                left = self.instant_held(self.names.definitions(held), depth + 1)
+            else:  # pd.Timestamp(CUT) + BUFFER
+                left = self.constants_given(held) if isinstance(held, ast.Call) else held
             right = self.span_held(made.right) or made.right
             if left is not None:
                 made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=right), made)
         return made if made is not None and instant_of(made) is not None else None
+
+    def constants_given(self, call: ast.Call) -> ast.Call:
+        """The call with each argument that is a name or a constant key's item holding a known text or number written
+        as that constant (`pd.Timestamp(CUT)` as `pd.Timestamp("2017-03-01")`); the call itself when none is."""
+
+        def written(arg: ast.expr) -> ast.expr:
+            # a name, `CFG["cut"]` or an f-string of names only: anything else is not evaluated again
+            if isinstance(arg, ast.Subscript):
+                if not (isinstance(arg.value, ast.Name) and isinstance(arg.slice, ast.Constant)):
+                    return arg
+            elif isinstance(arg, ast.JoinedStr):
+                if not all(_of_names(v) for v in arg.values):
+                    return arg
+            elif not isinstance(arg, ast.Name):
+                return arg
+            value = self.ev(arg)
+            const = value.const if value.data is None else None
+            if not isinstance(const, str | int | float) or isinstance(const, bool):
+                return arg
+            return ast.copy_location(ast.Constant(const), arg)
+
+        args = [written(a) for a in call.args]
+        keywords = [ast.keyword(k.arg, written(k.value)) for k in call.keywords]
+        if all(a is b for a, b in zip(args, call.args, strict=True)) and all(
+            k.value is j.value for k, j in zip(keywords, call.keywords, strict=True)
+        ):
+            return call
+        return ast.copy_location(ast.Call(func=call.func, args=args, keywords=keywords), call)
 
     def column_held(self, name: ast.Name) -> ast.expr | None:
         """The column of a table a name holds as it was taken (`yrs = df["year"]`, `df.year.to_numpy()`, `.values`):
@@ -727,3 +760,12 @@ def _length_of(node: ast.expr, sequence: str) -> bool:
         and isinstance(node.slice, ast.Constant)
         and node.slice.value == 0
     )
+
+
+def _of_names(part: ast.expr) -> bool:
+    """Whether a part of an f-string is text or a name's value (`{CUT_MONTH:02d}`): nothing a walk evaluates twice."""
+    if isinstance(part, ast.FormattedValue):
+        spec = part.format_spec
+        written = spec is None or (isinstance(spec, ast.JoinedStr) and all(_of_names(v) for v in spec.values))
+        return isinstance(part.value, ast.Name) and written
+    return isinstance(part, ast.Constant)

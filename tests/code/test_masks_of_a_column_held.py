@@ -97,3 +97,46 @@ def test_an_instant_made_of_a_text_a_name_holds(
 ) -> None:
     body = _CUT_HELD.format(train_end=train_end, test_start=test_start)
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_CUT_IN_A_NAME = """
+        CFG = {{"cut": "2017-03-01"}}
+        CUT, YEAR, MONTH = "2017-03-01", 2017, 3
+        BUFFER = pd.Timedelta(days=14)
+        df = pd.read_csv("weekly.csv", parse_dates=["date"])
+        cut = {cut}
+        tr = df[df["date"] < {train_end}]
+        te = df[df["date"] >= cut]
+        m = Ridge().fit(tr[["lag1"]], tr["views"])
+        print(mean_absolute_error(te["views"], m.predict(te[["lag1"]])))
+        """
+
+_INSTANTS_HELD = [
+    "pd.Timestamp(CUT)",
+    'pd.Timestamp(CFG["cut"])',
+    "pd.to_datetime(CUT)",
+    'pd.Timestamp(f"{YEAR}-{MONTH:02d}-01")',
+    'pd.Timestamp(f"{YEAR}-0{MONTH}-01")',
+]
+
+
+@pytest.mark.parametrize("cut", _INSTANTS_HELD)
+@pytest.mark.parametrize(
+    ("train_end", "expected"),
+    [
+        # LEAK: training runs two weeks past the test's start
+        ("cut + BUFFER", [("overlap", 8)]),
+        ('"2017-03-15"', [("overlap", 8)]),
+        ("pd.Timestamp(CUT) + BUFFER", [("overlap", 8)]),
+        # apart: training ends at the cut, or a buffer before it
+        ("cut", []),
+        ("cut - BUFFER", []),
+    ],
+)
+def test_an_instant_held_in_a_name_made_of_names(
+    tmp_path: Path, cut: str, train_end: str, expected: list[tuple[str, int]]
+) -> None:
+    """`cut = pd.Timestamp(CUT)` (of a name, a constant key's item or an f-string of names) holds the instant of the
+    text, so a cut two weeks later shares those weeks with `date >= cut`."""
+    body = _CUT_IN_A_NAME.format(cut=cut, train_end=train_end)
+    assert leaks_found(tmp_path, HEAD, body) == expected
