@@ -69,7 +69,7 @@ def find_leaks(
         how = "run from" if site.line >= MODULE_LINES else "in a function called at"
         return f"{inner} ({how} {where(_top(site))})"
 
-    rules = _Rules(record, placed)
+    rules = _Rules(record, placed, once)
     labels = rules.label_in_features()
     # a lead of the label among the features is the label read: said once, as that
     answered = {leak.site for leak in labels}
@@ -137,9 +137,10 @@ def _top(site: Site) -> Site:
 
 
 class _Rules:
-    def __init__(self, record: Record, where: Callable[[Site], str]) -> None:
+    def __init__(self, record: Record, where: Callable[[Site], str], once: Collection[tuple[int, int]] = ()) -> None:
         self.r = record
         self.where = where
+        self.once = once  # the calls of the file's functions that are each function's only use
         self._sides_read: set[tuple[str, str]] | None = None  # (split, side) of every row trained on or scored
 
     def _inside(self, site: Site) -> str:
@@ -268,9 +269,14 @@ class _Rules:
         leaks = []
         by_line: dict[tuple[int, tuple[tuple[int, int], ...]], list[int]] = {}
         for fid in into:  # (x - x.mean()) / x.std(): one leak of one line, whatever statistics it takes
-            by_line.setdefault((self.r.fits[fid].site.line, self.r.fits[fid].site.via), []).append(fid)
+            site = self.r.fits[fid].site
+            # statistics taken on lines of a function, reported at its call (`self.mu = x.mean(0)`, `self.sd =
+            # x.std(0)` of a Dataset made once): one leak of that call
+            at_call = bool(site.via) and not all(c in self.once for c in site.via)
+            by_line.setdefault((0 if at_call else site.line, site.via), []).append(fid)
         for fids in by_line.values():
             fid = fids[0]
+            lines = len({self.r.fits[f].site.line for f in fids}) > 1
             evaluations = list({e.id: e for f in fids for e in into[f]}.values())
             fit = self.r.fits[fid]
             if len(fids) > 1:
@@ -279,12 +285,16 @@ class _Rules:
                     fit.id,
                     fit.site,
                     # a function of the file called twice (two pipes of one function) takes each statistic twice
-                    " and ".join(dict.fromkeys([fit.what, *(o.what for o in others)])),
+                    self._named_at(fit, others)
+                    if lines
+                    else " and ".join(dict.fromkeys([fit.what, *(o.what for o in others)])),
                     " and ".join(dict.fromkeys([fit.learns, *(o.learns for o in others)])),
                     max([fit.strength, *(o.strength for o in others)], key=list(Strength).index),
                     fit.rows,
                 )
             first = evaluations[0]
+            # statistics of several lines are each said at their own line, so no one line is said for all
+            inside = self._inside(fit.site) if not lines else ""
             weak = fit.strength is Strength.CATEGORIES or all(f in balance and f not in through_rows for f in fids)
             # A search whose scores are never read only chooses its settings on folds the fit saw: the choice
             # leans, but no score the program shows is measured on those rows.
@@ -300,13 +310,13 @@ class _Rules:
             # `X.mean() and X.std() learn ...`: the verb agrees with the statistics named
             learns = "learn" if len({self.r.fits[f].what for f in fids}) > 1 else "learns"
             message = (
-                f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
+                f"{fit.what}{inside} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                 f"which include {saw}: {landed}"
             )
             fix = _fix(_PREPROCESSING_FIX, _PREPROCESSING_FIX_STATISTIC, fit.what)
             if all(f in refitted for f in fids):
                 message = (
-                    f"{fit.what}{self._inside(fit.site)} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"{fit.what}{inside} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
                     f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
                     "the scored rows are transformed with statistics of their own, which new rows met one at a time "
                     "would not have."
@@ -332,6 +342,14 @@ class _Rules:
                 )
             )
         return leaks
+
+    def _named_at(self, fit: Fit, others: list[Fit]) -> str:
+        """Statistics of one call taken at lines of their own, each said at its line and the call once: `x.mean() at
+        line 11 and x.std() at line 12 (in a function called at line 23)`."""
+        fits = [fit, *others]
+        lines = [self.where(Site(f.site.line, f.site.column)) for f in fits]
+        call = self.where(fit.site)[len(lines[0]) :]  # ' (in a function called at line 23)'
+        return " and ".join(dict.fromkeys(f"{f.what} at {line}" for f, line in zip(fits, lines, strict=True))) + call
 
     def _within_groups(self, fit: Fit, e: Evaluation, scored: frozenset[Atom], labels: frozenset[str]) -> bool:
         """A statistic per group of columns other than the label, with the scored rows split off by those same

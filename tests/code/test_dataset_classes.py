@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -167,3 +167,26 @@ def test_a_dataset_split_by_random_split_gives_what_its_items_carry(
     body = _SPLIT_AFTER.format(item=item) + _LOOP.replace("3 * 64 * 64", "8")
     found = leaks_found(tmp_path, "", body)
     assert sorted({kind for kind, _ in found}) == expected
+
+
+@pytest.mark.parametrize(
+    ("made", "lines"),
+    [
+        ("self.mu = x.mean(0)\n        self.sd = x.std(0)", ["x.mean() at line 10 and x.std() at line 11"]),
+        ("self.mu, self.sd = x.mean(0), x.std(0)", []),
+    ],
+)
+def test_statistics_of_one_call_on_lines_of_their_own_are_one_leak(tmp_path: Path, made: str, lines: list[str]) -> None:
+    """`self.mu = x.mean(0)` and `self.sd = x.std(0)` on two lines of `__init__`, reported at the one call making
+    the Dataset: one leak of that call, each statistic said at its own line (two at one line are said by that line)."""
+    body = _SPLIT_AFTER.replace("self.mu, self.sd = x.mean(0), x.std(0)", made).format(item=_NORMALISED) + _LOOP
+    result, _ = read_script(tmp_path, "", body)
+    placed = [p for p in result.leaks if p.leak.kind.value == "preprocessing"]
+    assert len(placed) == 1
+    call = 20 + made.count("\n")  # random_split(Windows(...)): the call that made the Dataset
+    assert placed[0].place.line == call
+    assert all(text in placed[0].leak.message for text in lines)
+    assert f"(in a function called at line {call}) learn the mean of the rows and the std" in placed[0].leak.message
+
+
+_NORMALISED = "(self.x[i] - self.mu) / self.sd"

@@ -309,7 +309,7 @@ OPTIONAL_STATISTICS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     ),
     "LEAK: the test part normalised by its own statistics, `a if mean is None else mean` given none": (
         _TERNARY.format(test="X_te, _, _ = norm(X_te)"),
-        [("preprocessing", 9), ("preprocessing", 9)],  # its mean and its standard deviation
+        [("preprocessing", 9)],  # its mean and its standard deviation, one leak of the call
     ),
     "the test part normalised with the training part's statistics, `if mean is None` skipped": (
         _NORM.format(test="X_te, _, _ = norm(X_te, mu, sd)"),
