@@ -1464,17 +1464,37 @@ class _Rules:
 
     def _rows_text(self, rows: frozenset[Atom]) -> str:
         """The rows in words: 'all rows of read_csv('heart.csv') (line 3)'."""
-        texts = []
+        # each atom's text, or the key of the split whose sides it names with others of that split
+        texts: list[str | tuple[int, tuple[Part, ...], str]] = []
+        sides: dict[tuple[int, tuple[Part, ...], str], list[str]] = {}
         for atom in sorted(rows)[:3]:
             origin = self.r.origins.get(atom.origin)
             if origin is None:
                 continue
-            where = origin.what if not origin.made_from else f"the rows made by {origin.how}"
-            if atom.parts:
-                texts.append(self._part_text(atom.parts[-1], where, atom.parts))
+            last = atom.parts[-1] if atom.parts else None
+            if last is not None and not last.split.startswith((_SLICE, "mask:", "keys:")):
+                # pd.concat([X_train, X_test]): 'the train and test parts of train_test_split at line 10 of ...'
+                key = (atom.origin, atom.parts[:-1], last.split)
+                if key not in sides:
+                    texts.append(key)
+                sides.setdefault(key, []).append(last.side)
+            elif atom.parts:
+                texts.append(self._part_text(atom.parts[-1], self._origin_text(atom.origin), atom.parts))
             else:
-                texts.append(f"all rows of {where} ({self.where(origin.site)})")
-        return "; ".join(texts) or "its rows"
+                texts.append(f"all rows of {self._origin_text(atom.origin)} ({self.where(origin.site)})")
+        said = []
+        for text in texts:
+            if isinstance(text, str):
+                said.append(text)
+                continue
+            taken = sorted(set(sides[text]), key=lambda side: (side != "train", side))
+            parts = "part" if len(taken) == 1 else "parts"
+            said.append(f"the {_listed(taken)} {parts} of {self._split_text(text[2])} of {self._origin_text(text[0])}")
+        return _listed(said) or "its rows"
+
+    def _origin_text(self, oid: int) -> str:
+        origin = self.r.origins[oid]
+        return origin.what if not origin.made_from else f"the rows made by {origin.how}"
 
     def _part_text(self, part: Part, where: str, parts: tuple[Part, ...] = ()) -> str:
         """One side of a split of the rows of ``where`` in plain words: 'the test part of train_test_split at line
@@ -1790,3 +1810,8 @@ def _beside_its_other_side(atom: Atom, trained: Data) -> bool:
         return False
     cut = atom.parts[-1]
     return any(p.split == cut.split and p.side != cut.side for a in trained.rows for p in a.parts)
+
+
+def _listed(texts: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return " and ".join(texts) if len(texts) < 3 else ", ".join(texts[:-1]) + " and " + texts[-1]

@@ -134,3 +134,17 @@ def test_the_fix_of_a_label_among_the_features_follows_how_they_were_taken(tmp_p
     dropped, _ = read_script(tmp_path, HEAD, made.format(features='acc.drop(columns=["churned"])'))
     (leak,) = [p.leak for p in dropped.leaks]
     assert leak.fix.startswith("Drop 'days_inactive' from X (e.g. X = df.drop(columns=['days_inactive'])).")
+
+
+def test_both_parts_of_one_split_put_back_together_are_named_once(tmp_path: Path) -> None:
+    """`scaler.fit(pd.concat([X_train, X_test]))`: the sides of one split said as one phrase, not a list broken by
+    a semicolon."""
+    body = """
+X_train, X_test, y_train, y_test = train_test_split(df[["odds", "elo"]], df["goals"], random_state=0)
+scaler = StandardScaler().fit(pd.concat([X_train, X_test]))
+m = Ridge().fit(scaler.transform(X_train), y_train)
+print(mean_absolute_error(y_test, m.predict(scaler.transform(X_test))))
+"""
+    [message] = _messages(tmp_path, body)
+    assert "from the train and test parts of train_test_split at line 10 of read_csv('matches.csv'), which" in message
+    assert ";" not in message
