@@ -748,16 +748,32 @@ class _Rules:
                 added = before[0] if before and e.x.horizon else None
                 if added is not None:
                     how = f"{how} (each pass's row, put in the history at {self.at_line(added)} before the fit)"
+                # masks of other columns (`date < cut` trained on, `is_test == 1` scored): rows both may hold,
+                # which only the data can say
+                columns = _other_columns(v, t) if not learned and not back and added is None else None
+                said = (
+                    f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
+                    f"({e.what}){cut}: the score is measured on rows the model was trained on."
+                    if columns is None
+                    else f"{train.what} trains on {how}, which may include the rows scored at {self.where(e.site)} "
+                    f"({e.what}){cut}: the two parts are chosen by different columns ({columns}), so nothing in the "
+                    "code keeps a scored row out of the training rows."
+                )
                 return Leak(
                     LeakKind.OVERLAP,
-                    True,
+                    columns is None,
                     train.site,
                     train.what,
-                    f"{train.what} trains on {how}, which include the rows scored at {self.where(e.site)} "
-                    f"({e.what}){cut}: the score is measured on rows the model was trained on.",
+                    said,
                     ((e.site, e.what),),
                     _chain_after(x, 0),
-                    _WALK_FORWARD_FIX if added is not None else _MEETING_CUTS_FIX if meet else _OVERLAP_FIX,
+                    _WALK_FORWARD_FIX
+                    if added is not None
+                    else _MEETING_CUTS_FIX
+                    if meet
+                    else _OTHER_COLUMNS_FIX
+                    if columns is not None
+                    else _OVERLAP_FIX,
                     (("trained_on", how),),
                     (train.site, e.site, *(Site(line, 0) for line in merged)),
                     (("train", train.site, train.what), ("score", e.site, e.what)),
@@ -1742,6 +1758,10 @@ _RESAMPLE_FIX = (
     "resamples inside each training fold); never make copies of rows before they are split."
 )
 _OVERLAP_FIX = "Train on the training part only; keep the test rows out of every fit until the final score."
+_OTHER_COLUMNS_FIX = (
+    "Choose both parts by one column, or take the training rows as every row the test's condition leaves out "
+    "(`df[~test_mask]`), so no row is in both."
+)
 _WALK_FORWARD_FIX = (
     "Forecast each row before it joins the history: fit and forecast first, then add the pass's row "
     "(`history.append(test[t])` after `fit.forecast()`), so each model forecasts a row it has not seen."
@@ -1815,3 +1835,20 @@ def _beside_its_other_side(atom: Atom, trained: Data) -> bool:
 def _listed(texts: list[str]) -> str:
     """'a', 'a and b', 'a, b and c'."""
     return " and ".join(texts) if len(texts) < 3 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def _other_columns(scored: Atom, trained: Atom) -> str | None:
+    """The columns two sets of rows of one source were chosen by, when each was chosen by masks of columns the
+    other's masks do not test (`date < cut`, `is_test == 1`): rows both may hold, or none; None otherwise."""
+    if scored.origin != trained.origin:
+        return None
+    common = 0
+    while common < min(len(scored.parts), len(trained.parts)) and scored.parts[common] == trained.parts[common]:
+        common += 1
+    own, other = scored.parts[common:], trained.parts[common:]
+    if not own or not other or not all(p.split.startswith("mask:") for p in (*own, *other)):
+        return None
+    if {p.split for p in own} & {p.split for p in other} or any(p.span == () for p in (*own, *other)):
+        return None
+    names = [p.split.removeprefix("mask:") for p in (*other, *own)]
+    return ", ".join(dict.fromkeys(names))

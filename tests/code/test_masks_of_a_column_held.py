@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, leaks_graded
 
 HEAD = """\
 import numpy as np
@@ -140,3 +140,33 @@ def test_an_instant_held_in_a_name_made_of_names(
     text, so a cut two weeks later shares those weeks with `date >= cut`."""
     body = _CUT_IN_A_NAME.format(cut=cut, train_end=train_end)
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_TWO_COLUMNS = """
+        df = pd.read_csv("weekly.csv", parse_dates=["date"])
+        tr = df[{train}]
+        te = df[{test}]
+        m = Ridge().fit(tr[["lag1"]], tr["views"])
+        print(mean_absolute_error(te["views"], m.predict(te[["lag1"]])))
+        """
+
+
+@pytest.mark.parametrize(
+    ("train", "test", "expected"),
+    [
+        # parts chosen by different columns: rows both may hold, which only the data can say (a warning)
+        ('df["date"] < "2023-01-01"', 'df["is_test"] == 1', [("overlap", 4, False)]),
+        ('df["year"] <= 2021', 'df["fiscal_year"] >= 2021', [("overlap", 4, False)]),
+        # one column: the code says it (an error), or says they are apart
+        ('df["year"] <= 2021', 'df["year"] >= 2021', [("overlap", 4, True)]),
+        ('df["is_test"] == 0', 'df["is_test"] == 1', []),
+        # a condition on a value column beside the flag: the same, the data decides
+        ('df["views"] >= 0', 'df["is_test"] == 1', [("overlap", 4, False)]),
+    ],
+)
+def test_parts_chosen_by_different_columns_may_share_rows(
+    tmp_path: Path, train: str, test: str, expected: list[tuple[str, int, bool]]
+) -> None:
+    """`date < cut` trained on, `is_test == 1` scored: the code keeps no scored row out of training, but neither
+    does it put one in, so the leak is a warning that says 'may include'."""
+    assert leaks_graded(tmp_path, HEAD, _TWO_COLUMNS.format(train=train, test=test)) == expected
