@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,7 +112,45 @@ class Names:
             given = [*call.args, *(k.value for k in call.keywords)]
             if all(self._not_rows(arg, options) for arg in given):
                 found.add((call.lineno, call.col_offset))
-        return frozenset(found)
+        return frozenset(found | self._only_method_calls(options))
+
+    def _only_method_calls(self, options: set[int]) -> set[tuple[int, int]]:
+        """The one call of a method of the module's classes (`Trainer("d.csv").run()`), on an object the class made
+        of no rows, given none itself; and that object's making, when the class is made nowhere else."""
+        classes = {n.name: n for n in self.nodes if isinstance(n, ast.ClassDef)}
+        defined = Counter(
+            f.name
+            for c in classes.values()
+            for f in c.body
+            if isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) and not f.name.startswith("__")
+        )
+        calls: dict[str, list[ast.Call]] = {}
+        made: dict[str, list[ast.Call]] = {}
+        values = {id(t): n.value for n in self.nodes if isinstance(n, ast.Assign) for t in n.targets}
+        for n in self.nodes:
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+                calls.setdefault(n.func.attr, []).append(n)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in classes:
+                made.setdefault(n.func.id, []).append(n)
+        found = set()
+        for name, count in defined.items():
+            used = calls.get(name, [])
+            if count != 1 or len(used) != 1:
+                continue
+            call = used[0]
+            assert isinstance(call.func, ast.Attribute)
+            maker: ast.expr | None = call.func.value
+            if isinstance(maker, ast.Name):  # t = Trainer("d.csv"); t.run()
+                reaching = self.definitions(maker)
+                maker = values.get(id(reaching[0])) if len(reaching) == 1 else None
+            if not (isinstance(maker, ast.Call) and isinstance(maker.func, ast.Name) and maker.func.id in classes):
+                continue
+            given = [*maker.args, *(k.value for k in maker.keywords), *call.args, *(k.value for k in call.keywords)]
+            if all(self._not_rows(arg, options) for arg in given):
+                found.add((call.lineno, call.col_offset))
+                if len(made[maker.func.id]) == 1:
+                    found.add((maker.lineno, maker.col_offset))
+        return found
 
     def _not_rows(self, arg: ast.expr, options: set[int]) -> bool:
         """Whether a call's argument is a constant or the program's options (`parser.parse_args()`)."""

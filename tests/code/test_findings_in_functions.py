@@ -126,3 +126,52 @@ def test_a_leak_in_a_function_is_placed_where_a_reader_acts(
     # the statement an acceptance binds starts with what was written there
     for (_, _, statement), (_, _, start) in zip(found, expected, strict=True):
         assert statement.strip().startswith(start), statement
+
+
+_TRAINER = """
+        class Trainer:
+            def __init__(self, {init}):
+                self.source = {init}
+
+            def run(self{params}):
+                df = pd.read_csv("d.csv") if isinstance(self.source, str) else self.source
+                X = StandardScaler().fit_transform(df.drop(columns=["y"]))
+                X_tr, X_te, y_tr, y_te = train_test_split(X, df["y"], random_state=0)
+                return LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te)
+
+        {calls}
+        """
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        # a method called once, on an object made of a path: the scaler inside it is the place
+        (_TRAINER.format(init="path", params="", calls='print(Trainer("d.csv").run())'), [("preprocessing", 7)]),
+        (
+            _TRAINER.format(init="path", params="", calls=_calls('t = Trainer("d.csv")', "print(t.run())")),
+            [("preprocessing", 7)],
+        ),
+        (
+            _TRAINER.format(init="path", params=", seed", calls='print(Trainer(path="d.csv").run(seed=0))'),
+            [("preprocessing", 7)],
+        ),
+        # made of rows, or called twice: the call is the leaking use
+        (
+            _TRAINER.format(
+                init="frame", params="", calls=_calls('df = pd.read_csv("d.csv")', "print(Trainer(df).run())")
+            ),
+            [("preprocessing", 12)],
+        ),
+        (
+            _TRAINER.format(init="path", params="", calls=_calls('t = Trainer("d.csv")', "t.run()", "t.run()")),
+            [("preprocessing", 12)],
+        ),
+    ],
+    ids=["made of a path", "held in a name", "given options", "made of rows", "called twice"],
+)
+def test_a_leak_in_a_method_called_once_is_placed_at_its_line(
+    tmp_path: Path, body: str, expected: list[tuple[str, int]]
+) -> None:
+    result, offset = read_script(tmp_path, HEAD, body)
+    assert sorted((p.leak.kind.value, p.place.line - offset) for p in result.leaks) == expected
