@@ -276,23 +276,13 @@ class WalkState(ABC):
         return made if made is not None and duration_of(made) is not None else None
 
     def span_written(self, node: ast.expr) -> ast.expr:
-        """A span whose length a name holds (`pd.Timedelta(days=H)`, H = 7) written with that number, so it is the
-        span of fixed length it makes; ``node`` itself for anything else."""
+        """A span whose length a name or a constant key's item holds (`pd.Timedelta(days=H)`, H = 7;
+        `days=CFG["gap"]`) written with that number, so it is the span of fixed length it makes; ``node`` itself
+        for anything else."""
         if not isinstance(node, ast.Call):
             return node
-
-        def known(value: ast.expr) -> ast.expr:
-            const = self.ev(value).const if isinstance(value, ast.Name) else None
-            if isinstance(const, int | float | str) and not isinstance(const, bool):
-                return ast.copy_location(ast.Constant(const), value)
-            return value
-
-        args = [known(a) for a in node.args]
-        keywords = [ast.keyword(arg=k.arg, value=known(k.value)) for k in node.keywords]
-        if args == node.args and all(k.value is o.value for k, o in zip(keywords, node.keywords, strict=True)):
-            return node
-        written = ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
-        return written if duration_of(written) is not None else node
+        written = self.constants_given(node)
+        return written if written is not node and duration_of(written) is not None else node
 
     def slice_held(self, name: ast.expr) -> ast.Subscript | None:
         """The slice of a sequence a name holds as its one value, through copies that keep its order (`test_ids =
@@ -389,7 +379,7 @@ class WalkState(ABC):
                 left = self.instant_held(self.names.definitions(held), depth + 1)
             else:  # pd.Timestamp(CUT) + BUFFER
                 left = self.constants_given(held) if isinstance(held, ast.Call) else held
-            right = self.span_held(made.right) or made.right
+            right = self.span_held(made.right) or self.span_written(made.right)
             if left is not None:
                 made = ast.copy_location(ast.BinOp(left=left, op=made.op, right=right), made)
         return made if made is not None and instant_of(made) is not None else None

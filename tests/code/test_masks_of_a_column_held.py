@@ -100,8 +100,8 @@ def test_an_instant_made_of_a_text_a_name_holds(
 
 
 _CUT_IN_A_NAME = """
-        CFG = {{"cut": "2017-03-01"}}
-        CUT, YEAR, MONTH = "2017-03-01", 2017, 3
+        CFG = {{"cut": "2017-03-01", "gap": 14}}
+        CUT, YEAR, MONTH, GAP_DAYS = "2017-03-01", 2017, 3, 14
         BUFFER = pd.Timedelta(days=14)
         df = pd.read_csv("weekly.csv", parse_dates=["date"])
         cut = {cut}
@@ -128,9 +128,12 @@ _INSTANTS_HELD = [
         ("cut + BUFFER", [("overlap", 8)]),
         ('"2017-03-15"', [("overlap", 8)]),
         ("pd.Timestamp(CUT) + BUFFER", [("overlap", 8)]),
+        ("cut + pd.Timedelta(days=GAP_DAYS)", [("overlap", 8)]),
+        ('cut + pd.Timedelta(days=CFG["gap"])', [("overlap", 8)]),
         # apart: training ends at the cut, or a buffer before it
         ("cut", []),
         ("cut - BUFFER", []),
+        ('cut - pd.Timedelta(days=CFG["gap"])', []),
     ],
 )
 def test_an_instant_held_in_a_name_made_of_names(
@@ -170,3 +173,23 @@ def test_parts_chosen_by_different_columns_may_share_rows(
     """`date < cut` trained on, `is_test == 1` scored: the code keeps no scored row out of training, but neither
     does it put one in, so the leak is a warning that says 'may include'."""
     assert leaks_graded(tmp_path, HEAD, _TWO_COLUMNS.format(train=train, test=test)) == expected
+
+
+@pytest.mark.parametrize(
+    ("gap", "expected"),
+    [
+        ("cut + pd.Timedelta(days=GAP_DAYS)", [("overlap", 9)]),
+        ('cut + pd.Timedelta(days=CFG["gap"])', [("overlap", 9)]),
+        ("cut + pd.Timedelta(days=14)", [("overlap", 9)]),
+        ('cut - pd.Timedelta(days=CFG["gap"])', []),
+    ],
+)
+def test_a_training_end_held_in_a_name_moved_by_a_span_of_a_name(
+    tmp_path: Path, gap: str, expected: list[tuple[str, int]]
+) -> None:
+    """`train_end = cut + pd.Timedelta(days=CFG["gap"])`: the span's length read from the name or item that holds it,
+    so the training end is two weeks past the test's start."""
+    body = _CUT_IN_A_NAME.format(cut="pd.Timestamp(CUT)", train_end="train_end").replace(
+        "        tr = df[", f"        train_end = {gap}\n        tr = df["
+    )
+    assert leaks_found(tmp_path, HEAD, body) == expected
