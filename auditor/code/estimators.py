@@ -48,6 +48,7 @@ from auditor.code.values import (
     is_given,
     join_all,
     join_datas,
+    narrowed_from,
     selected_columns,
 )
 
@@ -977,6 +978,23 @@ class Estimators(WalkState):
                     else:
                         self.record.added_before_fit.setdefault(atom, node.lineno)
 
+    def _own_row_read(self, x: Data, node: ast.AST) -> frozenset[tuple[int, int]]:
+        """(the line adding it, this line) where a forecast's inputs hold the pass's own row, added to the history
+        earlier in the same pass (`history.append(test[t])`, then `model.predict(history[-5:])`): the forecast
+        reads the value it forecasts."""
+        if not self.loops:
+            return frozenset()
+        names = self.record.pass_names.get(self.loops[-1], frozenset())
+        line = getattr(node, "lineno", 0)
+        return frozenset(
+            (added, line)
+            for atom in x.rows
+            for inner in narrowed_from(atom)
+            if (added := self.record.added_before_fit.get(inner)) is not None
+            and added < line
+            and any(counts_from(inner.parts[-1], name) for name in names)
+        )
+
     def _container_method(
         self, found: Obj, name: str, args: list[Value], kwargs: dict[str, Value], node: ast.Call
     ) -> Value:
@@ -1361,6 +1379,8 @@ class Estimators(WalkState):
         rows = replace(
             rows, predicted=frozenset({found.id}), columns=None, mask=None, fed=rows.fits, cross_validated=False
         )
+        if x is not None and node is not None:
+            rows = replace(rows, reads_own=self._own_row_read(x, node))
         if found.role is not None and found.role.unsupervised:
             rows = replace(rows, fits=rows.fits | found.fits)
         elif x is not None:

@@ -18,7 +18,7 @@ from auditor.code.masks import span_count
 from auditor.code.replicates import read_beside_seeds, step_names
 from auditor.code.sources import MODULE_LINES
 from auditor.code.state import TEXT_LIMIT, shortened
-from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step, selected_columns
+from auditor.code.values import OPEN, Atom, Columns, Data, Part, Step, narrowed_from, selected_columns
 
 
 class LeakKind(enum.StrEnum):
@@ -471,6 +471,7 @@ class _Rules:
 
     def overlap(self) -> list[Leak]:
         found: dict[tuple[Site, str], Leak] = {}
+        forecasts: dict[int, Leak] = {}  # by the line adding the pass's row its forecast reads
         for train in self.r.trains.values():
             swapped = self._swapped(train)
             if swapped is not None:
@@ -501,6 +502,9 @@ class _Rules:
                             (("pool", origin.site, origin.how), ("score", e.site, e.what)),
                         )
                 continue
+            if e.x.reads_own:
+                added, line = min(e.x.reads_own)
+                forecasts.setdefault(added, self._own_row_forecast(e, added, line))
             for tid in sorted(e.trains):
                 train = self.r.trains[tid]
                 if train.rows is None or (e.backpropagated and train.by_loss and self._validation_put_back(e)):
@@ -515,7 +519,9 @@ class _Rules:
                         found[key] = replace(old, into=into, sites=(*old.sites, e.site), roles=roles)
                     else:
                         found[key] = leak
-        return list(found.values())
+        # a row added before the pass's fit too is said once, by the fit that learned it
+        said = {value for leak in found.values() for name, value in leak.facts if name == "added_at"}
+        return [*found.values(), *(leak for added, leak in forecasts.items() if str(added) not in said)]
 
     def filled_from_later_rows(self) -> list[Leak]:
         """Values filled from later rows (bfill, interpolate, shift(-1)) before a cut that is not shuffled (a date,
@@ -696,7 +702,7 @@ class _Rules:
             for t in sorted(x.rows, key=lambda a: (self.pool_of(a) is None, a)):
                 if any(self._other_passes(v, t, lid) for lid in passes):
                     continue  # a walk forward: the years before 2020 trained on, 2019 scored in another pass
-                if e.x.horizon and any(a in self.r.appended_after_fit for a in _narrowed_from(t)):
+                if e.x.horizon and any(a in self.r.appended_after_fit for a in narrowed_from(t)):
                     continue  # each pass's row put in the history after its forecast: forecasts of later rows
                 pool = self.pool_of(v)
                 if pool is not None and role == "test" and pool == self.pool_of(t):
@@ -744,7 +750,7 @@ class _Rules:
                 cut = self._cut_scored(v, t)
                 # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
                 meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
-                before = [self.r.added_before_fit[a] for a in _narrowed_from(t) if a in self.r.added_before_fit]
+                before = [self.r.added_before_fit[a] for a in narrowed_from(t) if a in self.r.added_before_fit]
                 added = before[0] if before and e.x.horizon else None
                 if added is not None:
                     how = f"{how} (each pass's row, put in the history at {self.at_line(added)} before the fit)"
@@ -774,11 +780,29 @@ class _Rules:
                     else _OTHER_COLUMNS_FIX
                     if columns is not None
                     else _OVERLAP_FIX,
-                    (("trained_on", how),),
+                    (("trained_on", how), *((("added_at", str(added)),) if added is not None else ())),
                     (train.site, e.site, *(Site(line, 0) for line in merged)),
                     (("train", train.site, train.what), ("score", e.site, e.what)),
                 )
         return None
+
+    def _own_row_forecast(self, e: Evaluation, added: int, line: int) -> Leak:
+        """Forecasts made from a history that holds the row each forecasts, added earlier in the pass."""
+        return Leak(
+            LeakKind.OVERLAP,
+            True,
+            Site(line, 0),
+            "the forecast",
+            f"the forecast at {self.at_line(line)} is made from rows of the history that hold each pass's own row, "
+            f"put there at {self.at_line(added)} before it: scored at {self.where(e.site)} ({e.what}), each forecast "
+            "read the value it forecasts.",
+            ((e.site, e.what),),
+            (),
+            _WALK_FORWARD_FIX,
+            (("added_at", str(added)),),
+            (Site(added, 0), Site(line, 0), e.site),
+            (("score", e.site, e.what),),
+        )
 
     def _test_file_learned(self, atom: Atom, train: Train) -> bool:
         """Rows of a file named as a test set (`test.csv`, `X_test.npy`, `holdout.parquet`) whose labels a model
@@ -1633,12 +1657,6 @@ def _chain_after(data: Data | None, line: int) -> tuple[Step, ...]:
         return ()
     kept = [s for s in data.chain if s.line >= line]
     return tuple(kept or data.chain[-3:])
-
-
-def _narrowed_from(atom: Atom) -> list[Atom]:
-    """The rows themselves, then the rows they were cut from, cut by cut (`history[-60:]` of a history that holds
-    a pass's row: that row, as it was put there)."""
-    return [Atom(atom.origin, atom.parts[:k]) for k in range(len(atom.parts), 0, -1)]
 
 
 def _last_name(data: Data | None) -> str | None:

@@ -543,6 +543,9 @@ class Data:
     # rows made by a grouped aggregation, one per group (`orders.groupby("customer_id").agg(...)`): split and learned
     # from as rows of their own, but merged or looked up into other rows, they are those rows' columns
     of_groups: bool = False
+    # forecasts made from inputs that hold the row each forecasts (`history.append(test[t])`, then
+    # `model.predict(history[-5:])` in the same pass): (the line that added the row, the line of the forecast)
+    reads_own: frozenset[tuple[int, int]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -600,6 +603,7 @@ class Data:
             position_of=self.position_of if self.position_of == other.position_of else None,
             stacked=self.stacked | other.stacked,
             of_groups=self.of_groups and other.of_groups,
+            reads_own=self.reads_own | other.reads_own,
         )
 
     def turned(self) -> Data:
@@ -977,3 +981,9 @@ def named_column(data: Data) -> Data:
     if data.predicted or data.fits or data.past or data.later:
         return data
     return replace(data, columns=Columns(frozenset(data.sources)))
+
+
+def narrowed_from(atom: Atom) -> list[Atom]:
+    """The rows themselves, then the rows they were cut from, cut by cut (`history[-60:]` of a history that holds
+    a pass's row: that row, as it was put there)."""
+    return [Atom(atom.origin, atom.parts[:k]) for k in range(len(atom.parts), 0, -1)]

@@ -410,3 +410,37 @@ def test_a_forecast_from_the_last_rows_of_the_history(tmp_path: Path, window: st
     added = "    history.append(test[t])"
     found = leaks_found(tmp_path, HEAD, _LAGGED.format(body=fit + "\n" + added if after else added + "\n" + fit))
     assert [kind for kind, _ in found] == ([] if after else ["overlap"])
+
+
+_FITTED_ONCE = """
+LAGS = 5
+s = pd.read_csv("energy.csv", parse_dates=["ts"], index_col="ts")["kwh"].to_numpy()
+train, test = s[:-50], s[-50:]
+X_w = np.array([train[i - LAGS:i] for i in range(LAGS, len(train))])
+model = Ridge().fit(X_w, train[LAGS:])
+history, preds = list(train), []
+for t in range(len(test)):
+{body}
+print(mean_absolute_error(test, preds))
+"""
+
+
+@pytest.mark.parametrize(
+    ("added", "expected"),
+    [
+        ("    history.append(test[t])", 9),
+        ("    history = history + [test[t]]", 9),
+        ("    history += [test[t]]", 9),
+    ],
+)
+@pytest.mark.parametrize("after", [True, False])
+def test_a_model_fitted_once_forecasting_from_a_history_that_holds_the_row(
+    tmp_path: Path, added: str, expected: int, after: bool
+) -> None:
+    """A model fitted once, forecasting each test row from the history's last rows: the pass's row added after the
+    forecast is a later forecast's input, added before it the input holds the value forecast (placed at the
+    forecast)."""
+    forecast = "    preds.append(model.predict(np.array(history[-LAGS:])[None, :])[0])"
+    body = forecast + "\n" + added if after else added + "\n" + forecast
+    found = leaks_found(tmp_path, HEAD, _FITTED_ONCE.format(body=body))
+    assert found == ([] if after else [("overlap", expected)])
