@@ -750,10 +750,15 @@ class _Rules:
                 cut = self._cut_scored(v, t)
                 # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
                 meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
-                before = [self.r.added_before_fit[a] for a in narrowed_from(t) if a in self.r.added_before_fit]
-                added = before[0] if before and e.x.horizon else None
+                before = [a for a in narrowed_from(t) if a in self.r.added_before_fit]
+                added = self.r.added_before_fit[before[0]] if before and e.x.horizon else None
                 if added is not None:
-                    how = f"{how} (each pass's row, put in the history at {self.at_line(added)} before the fit)"
+                    # the row as the pass took it (`test[t]`, the `obs` of `for obs in test`), not its bounds
+                    taken = Atom(before[0].origin, before[0].parts[:-1])
+                    how = (
+                        f"each pass's row of {self._rows_text(frozenset({taken}))}, put in the history at "
+                        f"{self.at_line(added)} before the fit"
+                    )
                 # masks of other columns (`date < cut` trained on, `is_test == 1` scored): rows both may hold,
                 # which only the data can say
                 columns = _other_columns(v, t) if not learned and not back and added is None else None

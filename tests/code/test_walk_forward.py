@@ -328,17 +328,23 @@ def test_each_pass_s_row_put_in_the_history(
     assert [kind for kind, _ in found] == ([] if after else ["overlap"])
 
 
-def test_each_pass_s_row_is_named_within_the_rows_it_counts_in(tmp_path: Path) -> None:
-    """`te[t]` of `te = values[-24:]` is a row of the last 24, not the t-th row of the file: said so."""
+@pytest.mark.parametrize(
+    ("loop", "added"),
+    [("for t in range(len(te)):", "history.append(te[t])"), ("for obs in te:", "history.append(obs)")],
+)
+def test_each_pass_s_row_is_named_within_the_rows_it_counts_in(tmp_path: Path, loop: str, added: str) -> None:
+    """`te[t]` of `te = values[-24:]` is a row of the last 24, not the t-th row of the file, and the `obs` of `for
+    obs in te` is a value, no position: each is said as the pass's row of those rows."""
     from tests.code.reading import read_script
 
     head = HEAD + "from statsmodels.tsa.arima.model import ARIMA\n"
-    body = _STEPS.format(
-        start="list(tr)", loop="for t in range(len(te)):", body="    history.append(te[t])\n" + _FIT, truth="te"
-    )
+    body = _STEPS.format(start="list(tr)", loop=loop, body=f"    {added}\n" + _FIT, truth="te")
     result, _ = read_script(tmp_path, head, body)
     [leak] = result.leaks
-    assert "trains on the rows [t:t + 1] of the rows [-24:] of read_csv('sales.csv')" in leak.leak.message
+    assert "trains on each pass's row of the rows [-24:] of read_csv('sales.csv'), put in the history" in (
+        leak.leak.message
+    )
+    assert "[t:t + 1]" not in leak.leak.message and "[obs:obs + 1]" not in leak.leak.message
 
 
 def test_a_row_put_in_the_history_before_the_fit_is_said_so_with_its_fix(tmp_path: Path) -> None:
@@ -353,7 +359,7 @@ def test_a_row_put_in_the_history_before_the_fit_is_said_so_with_its_fix(tmp_pat
     result, offset = read_script(tmp_path, head, body)
     [leak] = result.leaks
     added = offset + body.lstrip("\n").splitlines().index("    history.append(te[t])") + 1
-    assert f"(each pass's row, put in the history at line {added} before the fit)" in leak.leak.message
+    assert f", put in the history at line {added} before the fit, which include" in leak.leak.message
     assert leak.leak.fix.startswith("Forecast each row before it joins the history")
 
 
