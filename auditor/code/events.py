@@ -231,6 +231,9 @@ class Record:
     # the same rows added before the pass's fit (`history.append(test[t])`, then `ARIMA(history).fit()`), by the
     # line that adds them: the model forecasting a pass's row has seen it
     added_before_fit: dict[Atom, int] = field(default_factory=dict)
+    # the lines of the program's own scope that store a column of that name (`df[f"lag_{k}"] = ...`,
+    # `assign(lag_0=...)`): where a column a finding names was made
+    column_lines: dict[str, set[int]] = field(default_factory=dict)
     # what cross_val_predict's models learned, in the predictions it gives: a score of those predictions is
     # out of fold, but a model trained on them and scored on some of the same rows read the other rows' labels
     out_of_fold: set[int] = field(default_factory=set)

@@ -557,6 +557,7 @@ class Frames(WalkState):
                 sources = value.data.sources if value.data is not None and own else frozenset()
                 if columns is not None:
                     columns = columns.adding(key, sources)
+                    self.column_made(key, node)
             fits = _fits_of(kwargs.values())
             stored = dict(kwargs)
             for keyword in node.keywords:
@@ -2084,6 +2085,12 @@ class Frames(WalkState):
             self.record.splits[sid] = Split(sid, self.site(node), sid.partition(":")[0], False, data)
         return sid
 
+    def column_made(self, name: str, node: ast.AST) -> None:
+        """Note the line storing a column ``name``, when it is a line of the program's own scope (one a reader of a
+        finding can go to as it is)."""
+        if not self.site(node).via:
+            self.record.column_lines.setdefault(name, set()).add(getattr(node, "lineno", 0))
+
     def store_item(self, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
         """`df["new"] = ...`, `df.loc[mask, "c"] = ...`, `scores[name] = acc`: the table or dict changed."""
         base = target.value
@@ -2148,6 +2155,7 @@ class Frames(WalkState):
             number = incoming is not None and incoming.number
             for name in names:
                 columns = columns.adding(name, sources, number)
+                self.column_made(name, stmt)
             if incoming is not None and incoming.numeric:  # df["log_price"] = np.log1p(df["price"]): price too
                 columns = replace(columns, numbers=columns.numbers | incoming.numeric)
         # Values stored in named columns carry their fits in those columns only: a LabelEncoder's codes of the

@@ -791,6 +791,11 @@ class _Rules:
                 )
         return None
 
+    def _column_made(self, name: str) -> str:
+        """A column by its name, and the line that made it when one line did: `'lag_0' (made at line 7)`."""
+        lines = self.r.column_lines.get(name, set())
+        return f"{name!r} (made at {self.at_line(min(lines))})" if len(lines) == 1 else repr(name)
+
     def _own_row_forecast(self, e: Evaluation, added: int, line: int) -> Leak:
         """Forecasts made from a history that holds the row each forecasts, added earlier in the pass."""
         return Leak(
@@ -1350,7 +1355,7 @@ class _Rules:
                         f"{'are' if len(derived) > 1 else 'is'} among the features"
                     )
                 elif derived:
-                    named = ", ".join(repr(d) for d in derived)
+                    named = ", ".join(self._column_made(d) for d in derived)
                     are = "are" if len(derived) > 1 else "is"
                     detail = f"{named} computed from the label '{label}' {are} among the features"
                 else:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.code.reading import leaks_found
+from tests.code.reading import leaks_found, read_script
 
 HEAD = """\
 import numpy as np
@@ -704,3 +704,23 @@ def test_names_appended_by_a_loop_over_written_items(
     """A loop over written items makes each pass once, in order: the names it appends are the list's, and so is
     one appended after it (`lag_0`, a copy of the label, among them)."""
     assert leaks_found(tmp_path, HEAD, _APPENDED.format(lags=lags)) == expected
+
+
+@pytest.mark.parametrize(
+    ("made", "said"),
+    [
+        # one line makes lag_0 (a loop's every pass): the finding names it
+        ('df[f"lag_{k}"] = df["sales"].shift(k)', "'lag_0' (made at line 5) computed from"),
+        # made at two lines: no one line is where it was made
+        ('df[f"lag_{k}"] = df["sales"].shift(k)\n        df["lag_0"] = df["sales"]', "'lag_0' computed from"),
+    ],
+)
+def test_a_column_computed_from_the_label_is_named_with_the_line_that_made_it(
+    tmp_path: Path, made: str, said: str
+) -> None:
+    body = _LAGS.format(numbers="range(N_LAGS)", name='f"lag_{k}"', made="shift(k)").replace(
+        'df[f"lag_{k}"] = df["sales"].shift(k)', made
+    )
+    result, offset = read_script(tmp_path, HEAD, body)
+    [placed] = result.leaks
+    assert said.replace("line 5", f"line {offset + 5}") in placed.leak.message

@@ -78,7 +78,9 @@ train, test = train_test_split(acc[["duration_days", "churned", "tickets_per_mon
 cph = CoxPHFitter().fit(train, duration_col="duration_days", event_col="churned")
 """
     [message] = _messages(tmp_path, body)
-    assert "'tickets_per_month' computed from the label 'duration_days' is among the features" in message
+    assert (
+        "'tickets_per_month' (made at line 15) computed from the label 'duration_days' is among the features" in message
+    )
 
 
 def test_a_model_refitted_on_every_row_after_the_split_is_said_to_train_on_no_part_of_it(tmp_path: Path) -> None:

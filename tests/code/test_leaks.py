@@ -1651,7 +1651,8 @@ def test_a_rolling_mean_of_the_label_is_named_and_its_lag_proposed(tmp_path: Pat
     script.write_text(HEAD + textwrap.dedent(body))
     (leak,) = analyse_file(script).leaks
     assert leak.leak.kind.value == "label_in_features"
-    assert "'form5' computed from the label 'won' is among the features" in leak.leak.message
+    made = HEAD.count("\n") + 3  # the line storing g["form5"] (the body opens with a blank line)
+    assert f"'form5' (made at line {made}) computed from the label 'won' is among the features" in leak.leak.message
     # the features are taken by a list of names: the fix leaves it out of them
     assert leak.leak.fix.startswith("Leave 'form5' out of the names the features are taken by (e.g. keep ['home']).")
     assert "shift(1) before a rolling or expanding mean" in leak.leak.fix
