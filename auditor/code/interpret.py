@@ -11,7 +11,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import replace
 
 from auditor.code.calls import Calls
-from auditor.code.catalog import POLARS_EXPRESSION
+from auditor.code.catalog import POLARS_EXPRESSION, Kind, Role
 from auditor.code.events import Obj, Record
 from auditor.code.frames import Frames
 from auditor.code.library import positions_left
@@ -19,7 +19,16 @@ from auditor.code.masks import complete_columns_of
 from auditor.code.names import builtin_name
 from auditor.code.replicates import changing_names, is_replicate, keeps_compared_value, pass_names
 from auditor.code.sources import MODULE_LINES, Program
-from auditor.code.state import BATCHES, CONTAINER, LOCAL, NEIGHBOURS, NOT_SELF, OTHER_NEIGHBOURS, SPLITS
+from auditor.code.state import (
+    BATCHES,
+    CONTAINER,
+    LOCAL,
+    NEIGHBOURS,
+    NOT_SELF,
+    OTHER_NEIGHBOURS,
+    SPLITS,
+    WEIGHTS,
+)
 from auditor.code.values import EACH_ITEM, NOTHING, Columns, Data, Part, Value, join_all, own_taken_out
 from auditor.code.walkforward import adds_to_history, one_row
 
@@ -103,7 +112,7 @@ class Walker(Calls, Frames):
 
     def stmt(self, node: ast.stmt) -> None:
         if isinstance(node, ast.Assign):
-            value = self.ev(node.value)
+            value = self._step_written_out(node) or self.ev(node.value)
             for target in node.targets:
                 self.assign(target, value, node)
         elif isinstance(node, ast.AnnAssign):
@@ -115,6 +124,7 @@ class Walker(Calls, Frames):
             given = self.ev(node.value)
             # history += [obs]: the list extended, as history + [obs] makes it
             combined = self._lists_added(node.op, node, before, given) or self.combine(before, given)
+            combined = self._weights_stepped(node, node.target, node.op, node.value, before, given) or combined
             self.assign(node.target, combined, node)
             if isinstance(target, ast.Name) and before.data is not None:
                 # `X -= X.mean(0)` changes an array or a frame in place: what else holds it (a caller) sees it
@@ -777,8 +787,42 @@ class Walker(Calls, Frames):
     def _ev_Subscript(self, node: ast.Subscript) -> Value:
         return self.subscript(node)
 
+    def _step_written_out(self, node: ast.Assign) -> Value | None:
+        """`w = w - lr * X[tr].T @ err` in a loop: the gradient step `w -= ...` written out (None for anything else,
+        which is evaluated as written)."""
+        value = node.value
+        if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(value, ast.BinOp)):
+            return None
+        target = node.targets[0]
+        if not (isinstance(value.left, ast.Name) and value.left.id == target.id and _a_gradient(value.right)):
+            return None
+        before, given = self.lookup(target), self.ev(value.right)
+        return self._weights_stepped(node, target, value.op, value.right, before, given)
+
+    def _weights_stepped(
+        self, node: ast.stmt, target: ast.expr, op: ast.operator, step: ast.expr, before: Value, given: Value
+    ) -> Value | None:
+        """`w -= lr * X[tr].T @ (p - y[tr]) / n` in a loop: weights a hand-written gradient descent learns from the
+        rows its step reads, a model trained on them (its predictions are `X @ w`); None for any other step."""
+        if not self.loops or not isinstance(target, ast.Name) or given.data is None or not given.data.rows:
+            return None
+        if not isinstance(op, ast.Sub | ast.Add) or not _a_gradient(step):
+            return None
+        held = [o for o in before.objects if self.record.objects[o].qualname == WEIGHTS]
+        if not held and before.data is not None and not before.data.blank:
+            return None  # an array of rows changed in place (`X -= X.mean(0)`), no weights
+        model = self.record.objects[held[0]] if held else self.obj(node, WEIGHTS, Role(Kind.MODEL))
+        rows = replace(given.data, predicted=frozenset(), against_truth=False)
+        model.trains = model.trains | {self.train(node, f"{target.id} (gradient steps)", model, rows, None).id}
+        return Value(objects=frozenset({model.id}), stats=given.stats)
+
     def _ev_BinOp(self, node: ast.BinOp) -> Value:
         left, right = self.ev(node.left), self.ev(node.right)
+        weights = [o for o in right.objects if self.record.objects[o].qualname == WEIGHTS]
+        if isinstance(node.op, ast.MatMult) and weights and left.data is not None:
+            # X[te] @ w of weights learned by gradient steps: that model's predictions of the left's rows
+            made = replace(left.data, predicted=frozenset(weights), columns=None, mask=None, fed=left.data.fits)
+            return Value(data=made, stats=left.stats)
         joined = _texts_joined(node.op, left, right) or _counts_folded(node.op, left, right)
         if joined is not None:  # "lag_" + str(k), N_BANDS - 1: a name or a count, known
             return joined
@@ -1828,3 +1872,27 @@ def _texts_joined(op: ast.operator, left: Value, right: Value) -> Value | None:
         return None
     made = f"{texts[0]}{texts[1]}"
     return Value(consts=frozenset({made})) if len(made) <= 200 else None
+
+
+def _a_gradient(step: ast.expr) -> bool:
+    """Whether a step is written as a linear model's gradient: the rows turned and multiplied (`X[tr].T @ (p - y)`,
+    `np.dot(X.T, err)`, `X.T.dot(err)`)."""
+
+    def turned(node: ast.expr) -> bool:  # `X.T`, or it scaled (`lr * X[tr].T @ err`: `(lr * X[tr].T) @ err`)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
+            return turned(node.left) or turned(node.right)
+        return isinstance(node, ast.Attribute) and node.attr == "T"
+
+    for n in ast.walk(step):
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult) and turned(n.left):
+            return True
+        if _dot_of_turned(n, turned):
+            return True
+    return False
+
+
+def _dot_of_turned(node: ast.AST, turned: Callable[[ast.expr], bool]) -> bool:
+    """`X.T.dot(err)` or `np.dot(X.T, err)`: a product of the rows turned."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "dot"):
+        return False
+    return turned(node.func.value) or bool(node.args and turned(node.args[0]))

@@ -37,6 +37,9 @@ OTHER_NEIGHBOURS = "<other rows' neighbours>"
 # `ind != np.arange(n)[:, None]`: where each row's neighbours are not the row itself; indices taken by it are other rows
 NOT_SELF = "<not each row itself>"
 BATCHES = "<batches>"  # what DataLoader(ds) yields: many rows at a time
+# weights a hand-written gradient descent learns (`w -= lr * X[tr].T @ (p - y[tr])` in a loop): a model of the
+# rows its steps read, whose predictions are `X @ w`
+WEIGHTS = "<weights learned by gradient steps>"
 DATASET_DICT = "datasets.DatasetDict"  # a Hub data set's published splits, each under its name
 # argparse: a parser's options as the script runs without arguments (their defaults), read as its namespace's
 ARGUMENT_PARSER = "argparse.ArgumentParser"
