@@ -97,10 +97,11 @@ class Names:
                 if isinstance(d.node, ast.FunctionDef | ast.AsyncFunctionDef):
                     uses.setdefault(d.node, []).append(use)
         called = {id(n.func): n for n in self.nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+        # names given the command line's options or a constant (`DATA_PATH = "d.csv"`): no rows
         options = {
             id(t)
             for n in self.nodes
-            if isinstance(n, ast.Assign) and _parses_options(n.value)
+            if isinstance(n, ast.Assign) and (_parses_options(n.value) or isinstance(n.value, ast.Constant))
             for t in n.targets
             if isinstance(t, ast.Name)
         }
@@ -152,11 +153,13 @@ class Names:
                     found.add((maker.lineno, maker.col_offset))
         return found
 
-    def _not_rows(self, arg: ast.expr, options: set[int]) -> bool:
-        """Whether a call's argument is a constant or the program's options (`parser.parse_args()`)."""
+    def _not_rows(self, arg: ast.expr, given: set[int]) -> bool:
+        """Whether a call's argument is a constant, the program's options (`parser.parse_args()`) or a name
+        ``given`` only such values (`DATA_PATH = "d.csv"`, `args = parser.parse_args()`)."""
         if isinstance(arg, ast.Constant) or _parses_options(arg):
             return True
-        return isinstance(arg, ast.Name) and any(id(d) in options for d in self.definitions(arg))
+        reaching = self.definitions(arg) if isinstance(arg, ast.Name) else []
+        return bool(reaching) and all(id(d) in given for d in reaching)
 
     def import_path(self, alias: ast.alias, used_as: str) -> str | None:
         """The qualified name ``used_as`` has when bound by ``alias`` (a star import binds every name)."""

@@ -156,6 +156,12 @@ _TRAINER = """
             _TRAINER.format(init="path", params=", seed", calls='print(Trainer(path="d.csv").run(seed=0))'),
             [("preprocessing", 7)],
         ),
+        (
+            _TRAINER.format(
+                init="path", params="", calls=_calls('DATA_PATH = "d.csv"', "print(Trainer(DATA_PATH).run())")
+            ),
+            [("preprocessing", 7)],
+        ),
         # made of rows, or called twice: the call is the leaking use
         (
             _TRAINER.format(
@@ -168,7 +174,7 @@ _TRAINER = """
             [("preprocessing", 12)],
         ),
     ],
-    ids=["made of a path", "held in a name", "given options", "made of rows", "called twice"],
+    ids=["made of a path", "held in a name", "given options", "a path held in a name", "made of rows", "called twice"],
 )
 def test_a_leak_in_a_method_called_once_is_placed_at_its_line(
     tmp_path: Path, body: str, expected: list[tuple[str, int]]
