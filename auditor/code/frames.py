@@ -2085,12 +2085,6 @@ class Frames(WalkState):
             self.record.splits[sid] = Split(sid, self.site(node), sid.partition(":")[0], False, data)
         return sid
 
-    def column_made(self, name: str, node: ast.AST) -> None:
-        """Note the line storing a column ``name``, when it is a line of the program's own scope (one a reader of a
-        finding can go to as it is)."""
-        if not self.site(node).via:
-            self.record.column_lines.setdefault(name, set()).add(getattr(node, "lineno", 0))
-
     def store_item(self, target: ast.Subscript, value: Value, stmt: ast.AST) -> None:
         """`df["new"] = ...`, `df.loc[mask, "c"] = ...`, `scores[name] = acc`: the table or dict changed."""
         base = target.value

@@ -1517,10 +1517,9 @@ class _Rules:
         # each atom's text, or the key of the split whose sides it names with others of that split
         texts: list[str | tuple[int, tuple[Part, ...], str]] = []
         sides: dict[tuple[int, tuple[Part, ...], str], list[str]] = {}
-        for atom in sorted(rows)[:3]:
-            origin = self.r.origins.get(atom.origin)
-            if origin is None:
-                continue
+        known = sorted(a for a in rows if a.origin in self.r.origins)
+        for atom in known[:3]:
+            origin = self.r.origins[atom.origin]
             last = atom.parts[-1] if atom.parts else None
             if last is not None and not last.split.startswith((_SLICE, "mask:", "keys:")):
                 # pd.concat([X_train, X_test]): 'the train and test parts of train_test_split at line 10 of ...'
@@ -1540,6 +1539,8 @@ class _Rules:
             taken = sorted(set(sides[text]), key=lambda side: (side != "train", side))
             parts = "part" if len(taken) == 1 else "parts"
             said.append(f"the {_listed(taken)} {parts} of {self._split_text(text[2])} of {self._origin_text(text[0])}")
+        if len(known) > 3:  # the rest counted, not named: a list of sources cut short says so
+            said.append(f"{len(known) - 3} more set{'s' if len(known) > 4 else ''} of rows")
         return _listed(said) or "its rows"
 
     def _origin_text(self, oid: int) -> str:

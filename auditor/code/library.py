@@ -875,6 +875,7 @@ class Library(Estimators, TorchLoops):
                 held = value.data
                 if isinstance(key, str) and held is not None and held.picked and not held.past and not held.elsewhere:
                     columns = columns.adding(key, held.sources - held.earlier)
+                    self.column_made(key, node)
         return replace(rows, columns=columns)
 
     def _columns_comprehension(self, node: ast.Call, first: Value) -> Data | None:

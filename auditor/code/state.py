@@ -575,6 +575,12 @@ class WalkState(ABC):
                 found.data = data if found.data is None else found.data.join(data)
         return fid
 
+    def column_made(self, name: str, node: ast.AST) -> None:
+        """Note the line storing a column ``name``, when it is a line of the program's own scope (one a reader of a
+        finding can go to as it is)."""
+        if not self.site(node).via:
+            self.record.column_lines.setdefault(name, set()).add(getattr(node, "lineno", 0))
+
     def train(self, node: ast.AST, what: str, model: Obj, x: Data | None, y: Data | None) -> Train:
         tid, new = self.key_id("train", node)
         self.train_nodes[tid] = node

@@ -724,3 +724,11 @@ def test_a_column_computed_from_the_label_is_named_with_the_line_that_made_it(
     result, offset = read_script(tmp_path, HEAD, body)
     [placed] = result.leaks
     assert said.replace("line 5", f"line {offset + 5}") in placed.leak.message
+
+
+@pytest.mark.parametrize("put", ["df = df.assign(**lags)", "df = df.join(pd.DataFrame(lags))"])
+def test_a_column_of_a_dict_given_to_a_table_is_named_with_the_line_that_made_it(tmp_path: Path, put: str) -> None:
+    body = _LAGS_BY_DICT.format(numbers="range(N_LAGS)", made="shift(k)", put=put)
+    result, offset = read_script(tmp_path, HEAD, body)
+    [placed] = result.leaks
+    assert f"'lag_0' (made at line {offset + 4}) computed from" in placed.leak.message

@@ -150,3 +150,17 @@ print(mean_absolute_error(y_test, m.predict(scaler.transform(X_test))))
     [message] = _messages(tmp_path, body)
     assert "from the train and test parts of train_test_split at line 10 of read_csv('matches.csv'), which" in message
     assert ";" not in message
+
+
+def test_rows_of_more_sources_than_are_named_are_counted(tmp_path: Path) -> None:
+    """A scaler fitted on the rows of eight files read in a loop names three and counts the rest."""
+    body = """
+import numpy as np
+parts = [pd.read_csv(f"{name}.csv") for name in ["a", "b", "c", "d", "e", "f", "g", "h"]]
+X = StandardScaler().fit_transform(pd.concat(parts)[["odds", "elo"]])
+y = pd.concat(parts)["goals"]
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+"""
+    [message] = _messages(tmp_path, body)
+    assert "read_csv('c.csv') (line 11) and 5 more sets of rows, which include" in message
