@@ -208,6 +208,13 @@ def _position_at(node: ast.expr) -> tuple[str, float]:
         return ("", whole)
     if whole is not None:  # `ids[-30:]`: counted from the end, ordered against other such positions only
         return ("from the end", whole)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.BinOp):
+        inner = node.right
+        if isinstance(inner.op, ast.Add | ast.Sub):  # `n - (a - b)` is `n - a + b`, `n - (a + b)` is `n - a - b`
+            flipped = ast.Add() if isinstance(inner.op, ast.Sub) else ast.Sub()
+            node = ast.BinOp(
+                left=ast.BinOp(left=node.left, op=ast.Sub(), right=inner.left), op=flipped, right=inner.right
+            )
     step = _whole(node.right) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) else None
     if isinstance(node, ast.BinOp) and step is not None:
         # `ids[:len(ids) - n_test + 50]`: 50 past the position `len(ids) - n_test` another slice starts at

@@ -316,11 +316,32 @@ class WalkState(ABC):
             if isinstance(value, int) and not isinstance(value, bool) and end is not None:
                 ends.append(ast.copy_location(ast.Constant(value), end))
             else:
-                ends.append(end)
+                ends.append(self._terms_written(end) if end is not None else None)
         if ends == [bounds.lower, bounds.upper]:
             return taken
         written = ast.copy_location(ast.Slice(lower=ends[0], upper=ends[1], step=bounds.step), bounds)
         return ast.copy_location(ast.Subscript(value=taken.value, slice=written, ctx=taken.ctx), taken)
+
+    def _terms_written(self, end: ast.expr, depth: int = 0) -> ast.expr:
+        """A bound of sums and differences with each name that holds a whole number written as it, and a name given
+        such a sum written as that sum (`end = len(ids) - n_test + n_val`, n_val = 40: `len(ids) - n_test + 40`), so
+        its terms compare with another bound's; ``end`` itself when nothing is known."""
+        if depth > 4:
+            return end
+        if isinstance(end, ast.Name):
+            const = self.ev(end).const
+            if isinstance(const, int) and not isinstance(const, bool):
+                return ast.copy_location(ast.Constant(const), end)
+            made = self.assigned_once(end)
+            if isinstance(made, ast.BinOp) and isinstance(made.op, ast.Add | ast.Sub):
+                return self._terms_written(made, depth + 1)
+            return end
+        if isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add | ast.Sub):
+            left, right = self._terms_written(end.left, depth + 1), self._terms_written(end.right, depth + 1)
+            if left is end.left and right is end.right:
+                return end
+            return ast.copy_location(ast.BinOp(left=left, op=end.op, right=right), end)
+        return end
 
     def before_end(self, end: ast.expr, sequence: str, depth: int = 0) -> int | None:
         """`len(ids) - 30`, `n - 30` with `n = len(ids)`, or a name holding either, as the position counted from

@@ -175,6 +175,40 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [],
     ),
+    "LEAK: the extra term a name, the share of the length another": (
+        """
+        n_test, n_val = int(0.2 * len(ids)), 40
+        tr = df[df.pid.isin(ids[:len(ids) - n_test + n_val])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "LEAK: the extra term in parentheses": (
+        """
+        n_test, n_val = len(ids) // 5, 40
+        tr = df[df.pid.isin(ids[:len(ids) - (n_test - n_val)])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "LEAK: the end held in a name": (
+        """
+        n_test = int(0.2 * len(ids))
+        end = len(ids) - n_test + 50
+        tr = df[df.pid.isin(ids[:end])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 5)],
+    ),
+    "a gap held in a name before the held-out share": (
+        """
+        n_test, gap = int(0.2 * len(ids)), 40
+        end = len(ids) - n_test - gap
+        tr = df[df.pid.isin(ids[:end])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [],
+    ),
     "ends of two terms that meet": (
         """
         n_test = 100
