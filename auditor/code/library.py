@@ -468,6 +468,9 @@ class Library(Estimators, TorchLoops):
             return self._resample(args, kwargs, node)
         if package == "builtins":
             return self.builtin(last, args, kwargs, node)
+        if qualname == "collections.deque" and args:
+            # deque(train[-win:], maxlen=win): a list of those rows (a history a walk forward appends to)
+            return self.builtin("list", args[:1], {}, node)
         if package == "numpy":
             return self.numpy(last, args, kwargs, node)
         if package == "pandas" and last in ("qcut", "cut"):

@@ -450,3 +450,17 @@ def test_a_model_fitted_once_forecasting_from_a_history_that_holds_the_row(
     body = forecast + "\n" + added if after else added + "\n" + forecast
     found = leaks_found(tmp_path, HEAD, _FITTED_ONCE.format(body=body))
     assert found == ([] if after else [("overlap", expected)])
+
+
+@pytest.mark.parametrize("after", [True, False])
+def test_a_deque_history_of_the_last_rows(tmp_path: Path, after: bool) -> None:
+    """`history = deque(train[-LAGS:], maxlen=LAGS)`: a list of those rows, the forecast made of it whole; the
+    pass's row appended before the forecast is read by it."""
+    forecast = "    preds.append(model.predict(np.array(history)[None, :])[0])"
+    added = "    history.append(test[t])"
+    body = forecast + "\n" + added if after else added + "\n" + forecast
+    script = _FITTED_ONCE.replace(
+        "history, preds = list(train), []", "history, preds = deque(train[-LAGS:], maxlen=LAGS), []"
+    ).format(body=body)
+    found = leaks_found(tmp_path, HEAD + "from collections import deque\n", script)
+    assert found == ([] if after else [("overlap", 9)])
