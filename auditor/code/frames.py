@@ -1571,7 +1571,15 @@ class Frames(WalkState):
             # df[cols] with cols from elsewhere (json.load of a feature list, a config): not a mask of these
             # rows, whose values would come from the table itself, so names of columns the walk cannot read
             selected = replace(selected, columns=Columns(opaque=True))
-        return Value(data=replace(selected, mask=None, against_truth=False))
+        # labels compared with predictions, or ranked by them, kept where a mask holds (`yy[tt == 1]` of the
+        # labels of the top-ranked rows, the treated among them): still those, their mean a score of them
+        compared = (
+            data.against_truth
+            and index.data is not None
+            and (index.data.mask is not None or index.data.against_truth)
+            and cols_node is None
+        )
+        return Value(data=replace(selected, mask=None, against_truth=compared))
 
     def _offset_from_loop(self, node: ast.expr) -> int | None:
         """k in `i - k` or `i + k` (k a whole number, not 0) where i is a name of no known value: a loop's position."""

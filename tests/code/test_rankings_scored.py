@@ -76,3 +76,49 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_a_ranking_scored_by_hand(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_UPLIFT = """
+        train, test = train_test_split(df, test_size=0.3, random_state=1)
+        train, val = train_test_split(train, test_size=0.25, random_state=2)
+        learners = {{"lr": LogisticRegression(), "lr_strong": LogisticRegression(C=10.0)}}
+        y, t = {scored}["converted"].values, {scored}["treated"].values
+        results = {{}}
+        for name, m in learners.items():
+            m.fit(train[["recency", "freq"]], train["converted"])
+            p = m.predict_proba({scored}[["recency", "freq"]])[:, 1]
+            order = np.argsort(-p)[: int(0.3 * len(p))]
+            yy, tt = y[order], t[order]
+            results[name] = {uplift}
+        {then}
+        """
+
+_UPLIFT_MASKED = "yy[tt == 1].mean() - yy[tt == 0].mean()"
+_BEST = "best = max(results, key=results.get)\n        print(best, results[best])"
+
+
+@pytest.mark.parametrize(
+    ("scored", "uplift", "then", "expected"),
+    [
+        # the uplift among the top-ranked rows, treated against untreated: a score of each model; the best kept
+        ("test", _UPLIFT_MASKED, _BEST, [("multi_test", 11)]),
+        ("test", "yy[tt == 1].mean()", _BEST, [("multi_test", 11)]),
+        # the best kept by its uplift on a validation part
+        ("val", _UPLIFT_MASKED, _BEST, []),
+        # every model's uplift printed, none kept: no choice
+        ("test", _UPLIFT_MASKED, "print(results)", []),
+    ],
+    ids=[
+        "LEAK: the best uplift kept",
+        "LEAK: the treated's rate kept",
+        "kept on a validation part",
+        "every uplift printed",
+    ],
+)
+def test_an_uplift_of_the_top_ranked_rows_is_a_score(
+    tmp_path: Path, scored: str, uplift: str, then: str, expected: list[tuple[str, int]]
+) -> None:
+    """`yy[tt == 1].mean()` of `yy, tt = y[order], t[order]`: the labels of the top-ranked rows, masked by the
+    treatment flag ranked the same way, are still those labels, so their mean scores the model."""
+    found = leaks_found(tmp_path, HEAD, _UPLIFT.format(scored=scored, uplift=uplift, then=then))
+    assert found == expected
