@@ -61,15 +61,18 @@ def find_leaks(
     """The leaks of one program's record; ``where`` says a place as a reader finds it ('cell 4, line 2');
     ``once``: the calls of the file's functions that are each function's only use (`main()`)."""
 
-    def placed(site: Site) -> str:
-        inner = where(Site(site.line, site.column))
+    def framed(site: Site) -> str:
+        """' (in a function called at line 23)' for a place inside a call of the file's own function, else ''."""
         if not site.via:
-            return inner
+            return ""
         # A line of an imported module of the project runs from the import, or from a call of its function.
         how = "run from" if site.line >= MODULE_LINES else "in a function called at"
-        return f"{inner} ({how} {where(_top(site))})"
+        return f" ({how} {where(_top(site))})"
 
-    rules = _Rules(record, placed, once)
+    def placed(site: Site) -> str:
+        return where(Site(site.line, site.column)) + framed(site)
+
+    rules = _Rules(record, placed, once, framed)
     labels = rules.label_in_features()
     # a lead of the label among the features is the label read: said once, as that
     answered = {leak.site for leak in labels}
@@ -137,9 +140,16 @@ def _top(site: Site) -> Site:
 
 
 class _Rules:
-    def __init__(self, record: Record, where: Callable[[Site], str], once: Collection[tuple[int, int]] = ()) -> None:
+    def __init__(
+        self,
+        record: Record,
+        where: Callable[[Site], str],
+        once: Collection[tuple[int, int]] = (),
+        framed: Callable[[Site], str] = lambda s: "",
+    ) -> None:
         self.r = record
         self.where = where
+        self.framed = framed  # the call a place inside the file's own function was reached by, said after it
         self.once = once  # the calls of the file's functions that are each function's only use
         self._sides_read: set[tuple[str, str]] | None = None  # (split, side) of every row trained on or scored
 
@@ -348,8 +358,8 @@ class _Rules:
         line 11 and x.std() at line 12 (in a function called at line 23)`."""
         fits = [fit, *others]
         lines = [self.where(Site(f.site.line, f.site.column)) for f in fits]
-        call = self.where(fit.site)[len(lines[0]) :]  # ' (in a function called at line 23)'
-        return " and ".join(dict.fromkeys(f"{f.what} at {line}" for f, line in zip(fits, lines, strict=True))) + call
+        said = dict.fromkeys(f"{f.what} at {line}" for f, line in zip(fits, lines, strict=True))
+        return " and ".join(said) + self.framed(fit.site)
 
     def _within_groups(self, fit: Fit, e: Evaluation, scored: frozenset[Atom], labels: frozenset[str]) -> bool:
         """A statistic per group of columns other than the label, with the scored rows split off by those same
