@@ -756,7 +756,8 @@ class _Rules:
                 # the rows of t's own pass of a walk forward: the other passes' cuts were not put back with it
                 same_pass = frozenset(a for a in x.rows if not any(self._other_passes(a, t, lid) for lid in passes))
                 how = self._how_seen(t, replace(x, rows=same_pass), back)
-                merged = sorted(x.merged)
+                gathered = {line for origin, line in x.gathered if origin == t.origin} if not t.parts else set()
+                merged = sorted(x.merged | gathered)
                 cut = self._cut_scored(v, t)
                 # two cuts of one column or sequence that meet (`<= cut` and `>= cut`, `[:900]` and `[800:]`)
                 meet = bool(cut) and bool(t.parts) and v.parts[-1].split == t.parts[-1].split
@@ -855,7 +856,10 @@ class _Rules:
             return f"the training and test parts put back together{where}"
         if not t.parts:
             where = "a file named as a test set" if self._test_file(t) else "no part of a split"
-            return f"{self._rows_text(frozenset({t}))} ({where})"
+            # `pd.concat([train, test])` trained on: the line a reader changes, where those rows came in
+            lines = sorted(line for origin, line in x.gathered if origin == t.origin)
+            put = f", put with other rows at {self.at_line(lines[0])}" if lines else ""
+            return f"{self._rows_text(frozenset({t}))} ({where}){put}"
         if _role(t) == "test":
             return "the test part of the split"
         renumbered = sorted(line for part, line in x.renumbered if part == t.parts[-1])

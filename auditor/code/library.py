@@ -1203,6 +1203,9 @@ class Library(Estimators, TorchLoops):
             joined = replace(joined, columns=replace(joined.columns, absent=frozenset(absent)))
         if _both_sides(datas):
             joined = replace(joined, merged=joined.merged | {node.lineno})
+        origins = {a.origin for d in datas for a in d.rows}
+        if len(origins) > 1:
+            joined = replace(joined, gathered=joined.gathered | {(o, node.lineno) for o in origins})
         passing = self.record.pass_names.get(self.loops[-1], frozenset()) if self.loops else frozenset()
         if _repeats(datas, passing) and not all(d.each_row for d in datas):  # some rows come in twice: a pool of copies
             joined = replace(joined, rows=self.pool(node, joined.rows, f"{self.text(node.func)} of rows already in it"))

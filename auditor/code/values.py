@@ -546,6 +546,9 @@ class Data:
     # forecasts made from inputs that hold the row each forecasts (`history.append(test[t])`, then
     # `model.predict(history[-5:])` in the same pass): (the line that added the row, the line of the forecast)
     reads_own: frozenset[tuple[int, int]] = frozenset()
+    # (origin, line) for rows of a source put together with rows of others at that line (`pd.concat([train,
+    # test])`): where a test file's rows came among the rows trained on
+    gathered: frozenset[tuple[int, int]] = frozenset()
 
     def join(self, other: Data) -> Data:
         if self == other:
@@ -604,6 +607,7 @@ class Data:
             stacked=self.stacked | other.stacked,
             of_groups=self.of_groups and other.of_groups,
             reads_own=self.reads_own | other.reads_own,
+            gathered=self.gathered | other.gathered,
         )
 
     def turned(self) -> Data:

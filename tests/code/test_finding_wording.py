@@ -164,3 +164,23 @@ print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
 """
     [message] = _messages(tmp_path, body)
     assert "read_csv('c.csv') (line 11) and 5 more sets of rows, which include" in message
+
+
+def test_a_test_file_trained_on_names_the_line_that_put_it_with_the_training_rows(tmp_path: Path) -> None:
+    """`full = pd.concat([df, test])` then a fit on `full`: the concat is the line to change, so it is named; a test
+    file trained on directly names none."""
+    stacked = """
+test = pd.read_csv("holdout.csv")
+full = pd.concat([df, test], ignore_index=True).dropna()
+m = Ridge().fit(full[["odds", "elo"]], full["goals"])
+print(mean_absolute_error(test["goals"], m.predict(test[["odds", "elo"]])))
+"""
+    [message] = _messages(tmp_path, stacked)
+    assert "read_csv('holdout.csv') (line 10) (a file named as a test set), put with other rows at line 11, " in message
+    direct = """
+test = pd.read_csv("holdout.csv")
+m = Ridge().fit(test[["odds", "elo"]], test["goals"])
+print(mean_absolute_error(test["goals"], m.predict(test[["odds", "elo"]])))
+"""
+    [message] = _messages(tmp_path, direct)
+    assert "(a file named as a test set), which include" in message
