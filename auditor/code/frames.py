@@ -727,7 +727,11 @@ class Frames(WalkState):
             chosen_kind = dtype_choice(args, kwargs)
             columns = data.columns or Columns()
             usable = chosen_kind is not None and not columns.opaque
-            chosen = replace(columns, dtypes=chosen_kind) if usable else Columns(opaque=True)
+            chosen = (
+                replace(columns, dtypes=chosen_kind, dtypes_at=frozenset({node.lineno}))
+                if usable
+                else Columns(opaque=True)
+            )
             return Value(data=replace(data, columns=chosen, mask=None))
         if name in _OTHER_COLUMNS:
             other = data_of([*args, *kwargs.values()])

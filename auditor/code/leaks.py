@@ -1350,6 +1350,10 @@ class _Rules:
                 directness = 0 if present else 2 if upstream else 3 if via is not None else 4 if spread else 1
                 if present:
                     detail = f"the label column '{label}' is among the features"
+                    chose = x.columns.dtypes_at if x.columns.dtypes == "number" and x.columns.base is None else ()
+                    if chose:
+                        # X = df.select_dtypes("number").drop(columns=["id"]): a label of numbers kept by the type
+                        detail += f" (kept as a column of numbers by select_dtypes at {self.at_line(min(chose))})"
                 elif upstream:
                     derived = upstream
                     named = ", ".join(repr(u) for u in upstream)

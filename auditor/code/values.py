@@ -302,6 +302,8 @@ class Columns:
     # a pattern every kept name matches (`df.filter(like="risk")`, `regex=`): a column whose name it does not
     # match is not kept, one whose name it matches is when the rest say so
     matched: str | None = None
+    # the lines of the dtype choice ``dtypes`` holds (`select_dtypes("number")`): where a label kept as a number came in
+    dtypes_at: frozenset[int] = frozenset()
 
     def empty_for(self, column: str, origins: Iterable[int]) -> bool:
         """Whether ``column`` holds no value for any of the rows of these sources."""
@@ -367,6 +369,7 @@ class Columns:
             dtypes,
             self.numbers | other.numbers,
             added=self.added | other.added,
+            dtypes_at=self.dtypes_at | other.dtypes_at if dtypes is not None else frozenset(),
         )
 
     def _leaves_out(self, column: str, kind: str | None) -> bool:
@@ -432,6 +435,7 @@ class Columns:
             self.numbers | other.numbers,
             self.absent & other.absent,
             added=self.added | other.added,
+            dtypes_at=self.dtypes_at | other.dtypes_at if dtypes is not None else frozenset(),
         )
 
 

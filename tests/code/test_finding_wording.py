@@ -184,3 +184,25 @@ print(mean_absolute_error(test["goals"], m.predict(test[["odds", "elo"]])))
 """
     [message] = _messages(tmp_path, direct)
     assert "(a file named as a test set), which include" in message
+
+
+def test_a_label_kept_by_select_dtypes_names_that_line(tmp_path: Path) -> None:
+    """`df.select_dtypes("number")` keeps a label of numbers: the line that chose the columns is named; a label kept
+    by a list of names is not said to be kept by a type."""
+    chosen = """
+y = df["goals"]
+X = df.select_dtypes("number").drop(columns=["match_id"])
+X = X.fillna(0)
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+"""
+    [message] = _messages(tmp_path, chosen)
+    assert "'goals' is among the features (kept as a column of numbers by select_dtypes at line 11):" in message
+    named = """
+y = df["goals"]
+X = df[["odds", "goals"]]
+X_tr, X_te, y_tr, y_te = train_test_split(X, y, random_state=0)
+print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+"""
+    [message] = _messages(tmp_path, named)
+    assert "'goals' is among the features: the model" in message
