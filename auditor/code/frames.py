@@ -1700,6 +1700,10 @@ class Frames(WalkState):
             rows = frozenset(_cut_as(a, taken.parts) for a in data.rows for taken in value.data.rows)
             self._shuffled_positions(data, value.data)
             return replace(data, rows=rows, merged=data.merged | value.data.merged)
+        flag = _flag_kept(data, rows_node, value)
+        if flag is not None and value.data is not None:
+            # df[df["is_test"]]: a column of True and False the rows are chosen by, the mask `df["is_test"] == True`
+            return self._cut_by(data, flag, ",".join(sorted(value.data.sources)), node)
         return data
 
     def rows_where(self, data: Data, node: ast.AST) -> Data:
@@ -2559,6 +2563,21 @@ class _Substituted(ast.NodeTransformer):
         if value is None:
             return node
         return ast.copy_location(value if isinstance(value, ast.expr) else ast.Constant(value), node)
+
+
+def _flag_kept(data: Data, rows_node: ast.expr, value: Value) -> str | None:
+    """`df["is_test"] == True` for rows chosen by a column of the table itself (`df[df["is_test"]]`), `== False`
+    for `df[~df["is_test"]]`: pandas takes a column given as the rows to keep as a mask, so it holds True and False.
+    None for any other index."""
+    given = value.data
+    if given is None or not given.picked or len(given.sources) != 1 or given.predicted or not given.rows:
+        return None
+    origins = {a.origin for a in data.rows}
+    if not all(a.origin in origins for a in given.rows):
+        return None  # a column of another table: what its values select is not known
+    negated = isinstance(rows_node, ast.UnaryOp) and isinstance(rows_node.op, ast.Invert)
+    column = rows_node.operand if isinstance(rows_node, ast.UnaryOp) and negated else rows_node
+    return f"{ast.unparse(column)} == {not negated}"
 
 
 def _side(mask: str) -> str:

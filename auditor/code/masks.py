@@ -359,7 +359,9 @@ def _path(node: ast.expr) -> str:
 def _bound_at(node: ast.expr) -> tuple[str, float]:
     """Where a bound stands: a number from zero, an instant from 1970, anything else from its own text (two
     bounds from different texts cannot be compared)."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+    if isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        return ("", int(node.value))  # a flag's True is its 1: `df.is_test == True` keeps the rows `== 1` keeps
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
         return ("", node.value)
     instant = instant_of(node)
     if instant is not None and instant.tzinfo is not None:

@@ -100,7 +100,9 @@ def test_a_zoned_text_compares_only_with_texts_at_its_offset_as_written() -> Non
 def test_numbers_stay_numbers_and_a_date_is_not_a_number() -> None:
     assert mask_span("df.t >= 100") == ("['t']", ("", 100, True), (OPEN, 0, True))
     assert mask_span("df['t'] <= 2.5") == ("['t']", (OPEN, 0, True), ("", 2.5, True))
-    assert mask_span("df.t >= True") == ("['t']", ("True", 0, True), (OPEN, 0, True))
+    # a flag's True and False are pandas' 1 and 0: `df.is_test == True` keeps the rows `== 1` keeps
+    assert mask_span("df.t >= True") == ("['t']", ("", 1, True), (OPEN, 0, True))
+    assert mask_span("df.t == False") == mask_span("df.t == 0")
 
 
 def test_the_path_to_a_column_stays_but_the_tables_name_goes() -> None:
