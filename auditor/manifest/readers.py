@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -731,7 +732,61 @@ def _read_csv(
     _reject_repeated_header(path, kept, columns)
     _reject_reordered_header(path, kept, columns, names)
     _reject_line_breaks(path, kept, [c for c in one_line if c in columns], delimiter)
+    _reject_swallowed_rows(path, delimiter, len(names), table.num_rows)
     return kept
+
+
+def _reject_swallowed_rows(path: Path, delimiter: str, width: int, rows: int) -> None:
+    """Refuse a quote that swallows rows in any column, read or not: `4,dan,test,"2` opens a value that runs on
+    over the next lines, so rows that hold a leak are read as text of another row's note, unseen. A value may
+    span lines (a note with a line break); its lines are rows of their own only when each has the header's
+    number of fields, or when its quote is never closed."""
+    if width < 2 or _line_breaks(path) <= rows + 1:
+        return  # every row on its line (and blank lines only): no value spans lines
+    with _open_text(path) as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        taken: list[str] = []
+
+        def lines() -> Iterator[str]:
+            for line in text:
+                taken.append(line)
+                yield line
+
+        reader = csv.reader(lines(), delimiter=delimiter)
+        end = 0
+        raw: list[str] = []
+        for _ in reader:
+            start, end = end + 1, reader.line_num
+            raw, taken[:] = list(taken), []
+            if len(raw) > 1 and all(line.rstrip("\r\n").count(delimiter) == width - 1 for line in raw):
+                shown = raw[1].rstrip("\r\n")
+                shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                raise ManifestError(
+                    f"{path}:{start}: a quoted value runs from line {start} to line {end}, and each of those lines "
+                    f"has the header's {width} fields (line {start + 1}: {shown!r}): rows read as part of one value "
+                    f"are left out of the audit; check the quotes on line {start}"
+                )
+    if len(raw) > 1 and "".join(raw).count('"') % 2:
+        raise ManifestError(
+            f"{path}:{start}: a quote opened on line {start} is never closed, so lines {start}-{end} would be read "
+            "as one value: check the quotes on that line"
+        )
+
+
+def _line_breaks(path: Path) -> int:
+    """The number of line breaks in the file less those of blank lines (which no reader counts as rows)."""
+    count = blank = 0
+    last = np.zeros(0, dtype=np.uint8)
+    with _open_text(path) as stream:
+        while block := stream.read(_CSV_BLOCK):
+            count += block.count(b"\n")
+            # a line break right after another (or after `\r\n`) ends a blank line, also where blocks meet
+            data = np.concatenate([last, np.frombuffer(block, dtype=np.uint8)])
+            breaks = data == 10
+            after = breaks[1:] & (breaks[:-1] | np.concatenate([[False], breaks[:-2] & (data[1:-1] == 13)]))
+            blank += int(np.count_nonzero(after[max(len(last) - 1, 0) :]))
+            last = data[-2:]
+    return count - blank
 
 
 def _reject_line_breaks(path: Path, table: pa.Table, columns: Sequence[str], delimiter: str) -> None:

@@ -654,6 +654,41 @@ def test_a_text_value_spanning_lines_is_read(tmp_path: Path) -> None:
     assert m.table["prompt"][0].as_py() == "Dear Bob,\nhi, there, you, all\nBye"
 
 
+# A stray quote in a column the audit does not read: the rows after it, one a leak, become text of that value.
+SWALLOWED_UNREAD = (
+    'sid,writer,split,label\n1,alice,train,1\n2,bob,train,2\n4,dan,test,"2\n5,alice,test,1\n6,x,test,3"\n'
+)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".tsv"])
+def test_rows_swallowed_by_a_quote_in_a_column_not_read_are_refused(tmp_path: Path, suffix: str) -> None:
+    text = SWALLOWED_UNREAD.replace(",", "\t") if suffix == ".tsv" else SWALLOWED_UNREAD
+    name = f"m{suffix}"
+    if suffix.endswith(".gz"):
+        (tmp_path / name).write_bytes(gzip.compress(text.encode()))
+    else:
+        (tmp_path / name).write_text(text)
+    with pytest.raises(
+        ManifestError, match=r"m\.(csv|tsv)(\.gz)?:4: a quoted value runs from line 4 to line 6, and each"
+    ):
+        load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_quote_never_closed_is_refused_where_it_opens(tmp_path: Path) -> None:
+    # the lines after it are not shaped as rows (one field each), but no closing quote ends the value
+    (tmp_path / "m.csv").write_text('sid,writer,split,note\n1,a,train,x\n2,b,test,"oops\nmore\nstill more\n')
+    with pytest.raises(ManifestError, match=r"m\.csv:3: a quote opened on line 3 is never closed"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_notes_spanning_lines_and_blank_lines_are_read(tmp_path: Path) -> None:
+    """Values that span lines whose lines are not rows, and blank lines between rows: nothing is swallowed."""
+    text = 'sid,writer,split,note\n1,a,train,"first line\nsecond, line"\n\n2,b,test,"x\ny"\n\r\n3,c,test,z\n\n'
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
+
+
 def test_a_repeated_header_in_another_column_order_is_refused(tmp_path: Path) -> None:
     """Files with their columns in different orders, concatenated: each row after the second header is read into
     the wrong columns (ids as splits), a garbled audit; the line is refused as a repeated header is."""
