@@ -56,12 +56,13 @@ ROW = "_row"  # the column of manifest row numbers in what an engine returns
 BLOCK_ROWS = 1 << 22  # rows of codes gone through at once: its masks stay a few MB
 RELEASE_ROWS = 1_000_000  # manifests from this many rows give back what each large step freed
 # Every value whose normal form differs from it matches (upper-case ASCII, any non-ASCII byte, whitespace at
-# either end, an ASCII quote, bracket or sentence punctuation at either end, a sign at the start, a value of
-# number characters only that starts with 0 or ends with 0 or a point, one with an exponent): only these rows
-# are read for spellings. The number clauses ask for number characters throughout, so a hex digest that starts
-# with 0 is not read for them; other symbols at the ends (`A+`, `C#`, `5%`) are part of a value.
+# either end, whitespace other than single spaces inside it, an ASCII quote, bracket or sentence punctuation at
+# either end, a sign at the start, a value of number characters only that starts with 0 or ends with 0 or a
+# point, one with an exponent): only these rows are read for spellings. The number clauses ask for number
+# characters throughout, so a hex digest that starts with 0 is not read for them; other symbols at the ends
+# (`A+`, `C#`, `5%`) are part of a value.
 MAYBE_NOT_NORMAL = (
-    r"(?s)[A-Z]|[^\x00-\x7F]|^[\t-\r\x1c-\x1f ]|[\t-\r\x1c-\x1f ]$|^0[0-9.e+-]*$|^[0-9][0-9.e+-]*[0.]$"
+    r"(?s)[A-Z]|[^\x00-\x7F]|[\t-\r\x1c-\x1f]|  |^ | $|^0[0-9.e+-]*$|^[0-9][0-9.e+-]*[0.]$"
     r"|^[0-9][0-9.]*e[+-]?[0-9]+$|^[!\"'(),.:;?\[\]`{}+-]|[!\"'(),.:;?\[\]`{}]$"
 )
 

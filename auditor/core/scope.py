@@ -43,8 +43,8 @@ def normalise_spelling(text: str) -> str:
     Two spellings the checks call one value share a fingerprint, but the form is the one fingerprints and scopes
     were first made of (normal_form's ``fingerprint``): stored ones (reviews, accepted scopes, digests of sets
     too large to list) must keep comparing equal. So every number is read wholly by value here (`1.10` = `1.1`,
-    which the checks keep apart) and the punctuation at the ends of a value (step 5) stays; repeated inner
-    spaces are also forgiven, as a key's layout in a message may change.
+    which the checks keep apart) and the punctuation at the ends of a value (step 5) stays; runs of inner
+    whitespace are one space, as in the checks' form (step 3).
     """
     return " ".join(normal_form(text, fingerprint=True).split())
 

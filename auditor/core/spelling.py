@@ -9,7 +9,9 @@ order:
 2. Format characters (category Cf: zero-width space and joiners, the byte-order mark, the soft hyphen,
    direction marks) dropped; decimal digits of any script (Arabic-Indic U+0661, Devanagari U+0967) written
    as ASCII digits; NFKC again.
-3. Surrounding whitespace (anything ``str.isspace`` accepts) removed; inner spaces stay (`a b` is not `ab`).
+3. Surrounding whitespace (anything ``str.isspace`` accepts) removed, and each run of it inside a value is one
+   space (`John  Smith` and `John<TAB>Smith` are `john smith`: a doubled key press or a tab is how one name
+   gets two spellings); inner spaces stay (`a b` is not `ab`).
 4. A number is read by its value: ``[+-]digits[.digits][e[+-]digits]`` is written as a plain decimal,
    exactly (no floating point): `1e3` = `1000` = `1000.0` = `+01000`, `1.5e1` = `15`, `-0` = `0`. A
    fraction of zeros goes (`7.0` = `7.00` = `7`: how pandas writes an integer column that held a blank),
@@ -51,6 +53,8 @@ WHITESPACE = (
 # the full-width U+FF01 is `!` already): any other mark at an end is part of the value (`A+` is not `A-`).
 END_PUNCTUATION = "\"'`.,;:!?\u00a1\u00bf"
 END_CATEGORIES = frozenset({"Pi", "Pf", "Ps", "Pe"})  # initial and final quotes, opening and closing brackets
+# Whitespace other than the plain space: a value holding one may hold a run to be written as one space.
+_OTHER_SPACE = re.compile("[" + re.escape(WHITESPACE.replace(" ", "")) + "]")
 MAX_EXPONENT = 100  # |exponent| above this: the number stays text (`1e400` would be 401 characters)
 NUMBER = re.compile(r"(?P<sign>[+-]?)(?P<int>[0-9]*)(?:\.(?P<frac>[0-9]*))?(?:e(?P<exp>[+-]?[0-9]+))?")
 
@@ -115,6 +119,8 @@ def normal_form(text: str, fingerprint: bool = False) -> str:
         t = unicodedata.normalize("NFKC", text)
         t = unicodedata.normalize("NFKC", "".join(fold_char(c) for c in t))
         t = t.strip()
+    if not t.isascii() or "  " in t or _OTHER_SPACE.search(t):
+        t = " ".join(t.split())
     number = _number(t, fingerprint)
     if number is not None or fingerprint:
         return number if number is not None else t

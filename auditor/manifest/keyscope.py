@@ -25,13 +25,6 @@ from auditor.core.spelling import WHITESPACE
 from auditor.manifest.keycodes import KeyCodes
 from auditor.manifest.spelling import maybe_changed, normalise
 
-# Runs of whitespace inside a normal form count as one space (normalise_spelling's " ".join(t.split())).
-_SPACE_RUN = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]+"
-# Bytes that may belong to whitespace other than one plain space: ASCII whitespace but the space (and every
-# byte of a non-ASCII character, should one come here: a few of those are spaces, U+2028, U+3000, ...).
-_SUSPECT = np.zeros(256, dtype=bool)
-_SUSPECT[[ord(c) for c in WHITESPACE if ord(c) < 128 and c != " "]] = True
-_SUSPECT[128:] = True
 # What json.dumps escapes in a string with ensure_ascii=False: the quote, the backslash, control characters.
 _JSON_ESCAPED = r'["\\\x{0}-\x{1f}]'
 # Any ASCII whitespace: a value holding one may change when inner spaces collapse (non-ASCII is screened already).
@@ -53,7 +46,7 @@ def text_scope(values: pa.Array | pa.ChunkedArray, counts: Mapping[str, int] | N
     values = values.cast(pa.string())
     ascii_only = pc.string_is_ascii(values)
     plain = values.filter(ascii_only)
-    normal = pa.chunked_array([_respace(c) for c in normalise(plain, fingerprint=True).chunks], pa.string())
+    normal = normalise(plain, fingerprint=True)
     # Short ASCII normal forms (ids, codes): sorted, made unique and written out as numbers, not strings.
     packed = _packed_digest(normal) if len(plain) == len(values) else None
     if packed is not None:
@@ -201,30 +194,6 @@ def _packed_digest(normal: pa.ChunkedArray) -> tuple[int, str] | None:
         last = text[-2:]  # the separator, unless these were the last values
     digest.update(b"]")
     return len(distinct), digest.hexdigest()
-
-
-def _respace(chunk: pa.Array) -> pa.Array:
-    """Runs of whitespace as one space; the regex only on the values a byte scan finds may hold such a run."""
-    n = len(chunk)
-    data_buffer = chunk.buffers()[2]
-    if not n or data_buffer is None:
-        return chunk
-    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
-    data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    flagged = _SUSPECT[data]
-    flagged[:-1] |= (data[:-1] == 32) & (data[1:] == 32)  # two spaces in a row
-    at = np.flatnonzero(flagged)
-    if not len(at):
-        return chunk
-    rows = np.unique(np.searchsorted(offsets, at + offsets[0], side="right") - 1)
-    picked = chunk.take(pa.array(rows))
-    return pc.replace_with_mask(chunk, _mask(n, rows), pc.replace_substring_regex(picked, _SPACE_RUN, " "))
-
-
-def _mask(n: int, rows: np.ndarray) -> pa.Array:
-    mask = np.zeros(n, dtype=bool)
-    mask[rows] = True
-    return pa.array(mask)
 
 
 def _text_labels(key: KeyCodes, codes: np.ndarray) -> pa.Array | None:

@@ -66,6 +66,12 @@ _ENDS = (
 _EXPONENT_ENDS = ((_DIGIT | _NUMERIC_START)[:, None] & _DIGIT[None, :]).ravel()
 _NUMBER_BYTE = np.zeros(256, dtype=bool)
 _NUMBER_BYTE[list(_NUMBER_CHARS.encode())] = True
+# Bytes that may belong to whitespace other than one plain space: ASCII whitespace but the space (and every
+# byte of a non-ASCII character: a few of those are spaces, U+2028, U+3000, ...).
+_SUSPECT = np.zeros(256, dtype=bool)
+_SUSPECT[[ord(c) for c in WHITESPACE if ord(c) < 128 and c != " "]] = True
+_SUSPECT[128:] = True
+_SPACE_RUN = "[" + "".join(f"\\x{{{ord(c):x}}}" for c in WHITESPACE) + "]+"
 _BLOCK = 1 << 20
 _CODE_POINTS = 0x110000
 _FULL_SHARE = 8  # above 1/8 of the values needing normalisation, normalise the whole column at once
@@ -140,7 +146,7 @@ def _normalise_chunk(chunk: pa.Array, fingerprint: bool = False) -> pa.Array:
         t = pc.replace_with_mask(pc.ascii_lower(chunk), wide, _fold_unicode(chunk.filter(wide)))
     else:
         t = pc.ascii_lower(chunk)
-    t = pc.utf8_trim(t, WHITESPACE)
+    t = respace(pc.utf8_trim(t, WHITESPACE))
     if not fingerprint:
         t = _strip_marks(t)
     # A regex costs ~0.3 µs a string: screen with one literal kernel (made of number characters only).
@@ -185,6 +191,27 @@ def _normalise_chunk(chunk: pa.Array, fingerprint: bool = False) -> pa.Array:
         pc.and_(pc.equal(sign, "-"), pc.not_equal(body, "0")), pc.binary_join_element_wise("-", body, ""), body
     )
     return pc.replace_with_mask(t, pa.array(mask), signed.cast(t.type))
+
+
+def respace(chunk: pa.Array) -> pa.Array:
+    """Runs of whitespace as one space (step 3); the regex only on the values a byte scan finds may hold such a
+    run."""
+    n = len(chunk)
+    data_buffer = chunk.buffers()[2]
+    if not n or data_buffer is None:
+        return chunk
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
+    data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
+    flagged = _SUSPECT[data]
+    flagged[:-1] |= (data[:-1] == 32) & (data[1:] == 32)  # two spaces in a row
+    at = np.flatnonzero(flagged)
+    if not len(at):
+        return chunk
+    rows = np.unique(np.searchsorted(offsets, at + offsets[0], side="right") - 1)
+    picked = chunk.take(pa.array(rows))
+    mask = np.zeros(n, dtype=bool)
+    mask[rows] = True
+    return pc.replace_with_mask(chunk, pa.array(mask), pc.replace_substring_regex(picked, _SPACE_RUN, " "))
 
 
 def _strip_marks(t: pa.Array) -> pa.Array:
@@ -315,7 +342,8 @@ def _plain_numbers(integer: pa.Array, frac: pa.Array, power: np.ndarray) -> pa.A
 def maybe_changed(chunk: pa.Array) -> np.ndarray:
     """Indices of the strings of one chunk that might differ from their normal form (a superset).
 
-    A string is in normal form unless it holds a byte outside ASCII, an upper-case ASCII letter, starts or
+    A string is in normal form unless it holds a byte outside ASCII, an upper-case ASCII letter, whitespace
+    other than single spaces, starts or
     ends with whitespace, a quote, a bracket or sentence punctuation, or could be a number not written
     canonically (starts with + - . or a 0 followed by more, or is all digit-like and ends with 0 or .): all
     checked on the raw bytes, in blocks. A superset for the fingerprint form too (no marks, `1.10` -> `1.1`)."""
@@ -336,8 +364,11 @@ def maybe_changed(chunk: pa.Array) -> np.ndarray:
         # Upper-case A-Z is 65..90: one subtract and compare; bytes >= 128 belong to non-ASCII characters.
         np.subtract(block, np.uint8(65), out=scratch[:k])
         np.less(scratch[:k], np.uint8(26), out=flag[:k])
-        if flag[:k].any() or block.max() >= 128:
-            np.logical_or(flag[:k], block >= 128, out=flag[:k])
+        # whitespace other than one plain space (a tab, two spaces in a row, also where blocks meet): one space
+        flag[:k] |= _SUSPECT[block]
+        ahead = data[lo + 1 : min(hi + 1, stop)]
+        flag[: len(ahead)] |= (block[: len(ahead)] == 32) & (ahead == 32)
+        if flag[:k].any():
             # One OR per string over its bytes in this block: the cost stays linear in the bytes however
             # many are flagged (an upper-case digest column flags nearly all of them).
             # Scalars of the offsets' own type: a Python int would cast the whole array on every call.

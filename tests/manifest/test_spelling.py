@@ -34,6 +34,7 @@ def reference(value: str, fingerprint: bool = False) -> str:
         # U+0130 folds to 'i' (the simple mapping); Python's full folding adds a combining dot.
         folded.append("i" if c == "\u0130" else str(unicodedata.decimal(c)) if c.isdecimal() else c.casefold())
     text = unicodedata.normalize("NFKC", "".join(folded)).strip()
+    text = " ".join(text.split())  # a run of whitespace inside is one space
     if not fingerprint and not is_number(text):
         # Not a number: whitespace, quotes, brackets and sentence punctuation at the ends go, unless nothing else
         # is left; any other mark is part of the value.
@@ -98,6 +99,9 @@ def kernel_groups(values: list[str | None]) -> list[list[int]]:
         ("-0.0", "0"),
         (".5", "0.5"),
         ("STRASSE", "strasse"),
+        ("John Smith", "John  Smith"),  # a doubled key press, a tab, a line separator: one space
+        ("a b", "a\tb"),
+        ("a b", "a \u2028 b"),
         ("a", "\u00a0a\u2003"),
         ("02134", "2134"),  # a zip code that lost its leading zero: one code, shown in both spellings
         ("(deeP)", "deep"),  # quotes, brackets and sentence punctuation at the ends do not make a value new

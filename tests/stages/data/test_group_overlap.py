@@ -332,6 +332,8 @@ SPELLINGS = [
     ("1.10", "+01.10"),
     ('"deep."', "deep"),
     ("(A+)", "A+"),
+    ("John Smith", "John  Smith"),  # a run of spaces or a tab inside a value is one space
+    ("John Smith", "John\tSmith"),
 ]
 
 
