@@ -357,8 +357,22 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     labels = {str(c): c for c in frame.columns}
     _require(columns, [str(c) for c in frame.columns], argument)  # every label: a name twice is ambiguous
     wanted = list(dict.fromkeys(columns))
+    picked = frame[[labels[c] for c in wanted]]
     try:
-        table = pa.Table.from_pandas(frame[[labels[c] for c in wanted]], preserve_index=False)
+        try:
+            table = pa.Table.from_pandas(picked, preserve_index=False)
+        except (pa.ArrowException, ValueError, TypeError):
+            mixed = [c for c in picked.columns if _mixed_scalars(picked[c])]
+            if not mixed:
+                raise
+            # 7 beside "v" in one object column: a file holds both as text, so these rows are read as text too
+            table = pa.Table.from_arrays(
+                [
+                    _as_text(picked[c]) if c in mixed else pa.Table.from_pandas(picked[[c]], preserve_index=False)[0]
+                    for c in picked.columns
+                ],
+                names=[str(c) for c in picked.columns],
+            )
     except (pa.ArrowException, ValueError, TypeError) as exc:
         _reject_pandas_header_rows(frame, [labels[c] for c in wanted], argument)  # numbers, and a header row's text
         raise ManifestError(
@@ -369,6 +383,18 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
         if _is_extension(table.schema.types[i]):
             table = table.set_column(i, name, _as_text(frame[labels[name]]))
     return table.rename_columns(wanted).replace_schema_metadata(None)
+
+
+def _mixed_scalars(series: Any) -> bool:
+    """Whether a pandas object column holds text beside numbers or flags (`[7, "v", "7"]`), and nothing else."""
+    import numbers
+
+    if series.dtype != object:
+        return False
+    kinds = {
+        str if isinstance(v, str) else numbers.Number for v in series.dropna() if isinstance(v, str | numbers.Number)
+    }
+    return kinds == {str, numbers.Number} and all(isinstance(v, str | numbers.Number) for v in series.dropna())
 
 
 def _is_extension(kind: pa.DataType) -> bool:
@@ -383,7 +409,9 @@ def _as_text(series: Any) -> pa.Array:
     what the same rows written to a CSV are audited as."""
     import pyarrow as pa
 
-    return pa.array(series.astype(str).where(series.notna(), None).to_numpy(dtype=object), pa.string())
+    texts = series.astype(str).to_numpy(dtype=object)
+    texts[series.isna().to_numpy()] = None  # `where(..., None)` of an object column gives NaN, not None
+    return pa.array(texts, pa.string())
 
 
 def _as_series(values: Any) -> Any:

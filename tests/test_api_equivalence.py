@@ -117,11 +117,11 @@ def file_form(
     tmp_path: Path, frame: pd.DataFrame | pa.Table, manifest: dict[str, Any], sections: dict[str, Any], fmt: str
 ) -> Report:
     """The rows written as a manifest file beside an audit.yaml, audited from the file."""
-    table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
     if fmt == "csv":
         out = frame if isinstance(frame, pd.DataFrame) else frame.to_pandas()
         out.to_csv(tmp_path / "manifest.csv", index=False, date_format="%Y-%m-%dT%H:%M:%S")
     else:
+        table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
         pq.write_table(table, tmp_path / "manifest.parquet", row_group_size=97)
     config = {"version": 1, "manifest": {"path": f"manifest.{fmt}", **manifest}, **sections}
     (tmp_path / "audit.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
@@ -142,6 +142,24 @@ def test_a_frame_reports_what_its_file_reports(options: str, fmt: str, tmp_path:
     if options == "reviewed-links":
         (largest,) = [f for f in in_code.findings if f.code == "UPS003"]
         assert largest.evidence["reviewed"] == {"writer": {"values": ["w5"], "spellings_apart": []}}
+
+
+def test_a_column_of_numbers_beside_text_reports_what_its_csv_reports(tmp_path: Path) -> None:
+    """An object column holding 7.0, 8, "7", "8" and "v" (and a missing value) is text in a CSV: in code it is read
+    as that text too, not refused, so 8 is shared by train and test, and 7.0 and "7" are one writer spelled two
+    ways."""
+    frame = pd.DataFrame(
+        {
+            "sid": ["a", "b", "c", "d", "e", "f"],
+            "split": ["train", "train", "val", "test", "test", "test"],
+            "writer": [7.0, 8, None, "7", "v", "8"],
+        }
+    )
+    sections = {"keys": {"groups": ["writer"]}}
+    from_file = file_form(tmp_path, frame, {"id": "sid", "split": "split"}, sections, "csv")
+    in_code = auditor.audit(frame, id="sid", split="split", only=STAGES, **sections)
+    assert summary(in_code) == summary(from_file)
+    assert {"GRP001", "GRP005"} <= _codes(in_code) and in_code.exit_code == 1
 
 
 def test_an_arrow_table_takes_the_same_columns_as_its_frame(tmp_path: Path) -> None:
