@@ -202,8 +202,15 @@ def respace(chunk: pa.Array) -> pa.Array:
         return chunk
     offsets = np.frombuffer(chunk.buffers()[1], dtype=np.int32, count=n + 1, offset=chunk.offset * 4)
     data = np.frombuffer(data_buffer, dtype=np.uint8)[offsets[0] : offsets[-1]]
-    flagged = _SUSPECT[data]
-    flagged[:-1] |= (data[:-1] == 32) & (data[1:] == 32)  # two spaces in a row
+    if not len(data):
+        return chunk
+    space = data == 32
+    pairs = space[:-1] & space[1:]  # two spaces in a row
+    other = data.min() < 32 or data.max() >= 128
+    if not other and not pairs.any():
+        return chunk  # the usual column: plain spaces, one at a time
+    flagged = _SUSPECT[data] if other else np.zeros(len(data), dtype=bool)
+    flagged[:-1] |= pairs
     at = np.flatnonzero(flagged)
     if not len(at):
         return chunk
@@ -357,6 +364,7 @@ def maybe_changed(chunk: pa.Array) -> np.ndarray:
     changed = np.zeros(n, dtype=bool)
     scratch = np.empty(_BLOCK, dtype=np.uint8)
     flag = np.empty(_BLOCK, dtype=bool)
+    space = np.empty(_BLOCK, dtype=bool)
     for lo in range(start, stop, _BLOCK):
         hi = min(lo + _BLOCK, stop)
         block = data[lo:hi]
@@ -364,11 +372,20 @@ def maybe_changed(chunk: pa.Array) -> np.ndarray:
         # Upper-case A-Z is 65..90: one subtract and compare; bytes >= 128 belong to non-ASCII characters.
         np.subtract(block, np.uint8(65), out=scratch[:k])
         np.less(scratch[:k], np.uint8(26), out=flag[:k])
-        # whitespace other than one plain space (a tab, two spaces in a row, also where blocks meet): one space
-        flag[:k] |= _SUSPECT[block]
-        ahead = data[lo + 1 : min(hi + 1, stop)]
-        flag[: len(ahead)] |= (block[: len(ahead)] == 32) & (ahead == 32)
-        if flag[:k].any():
+        # whitespace other than one plain space (a tab or another control byte, two spaces in a row, also where
+        # blocks meet) is written as one space: screened by one reduction and one byte search, flagged if found
+        if block.min() < 32:
+            np.logical_or(flag[:k], block < 32, out=flag[:k])
+        np.equal(block, np.uint8(32), out=space[:k])
+        if space[:k].any():
+            pair = space[: k - 1] & space[1:k]
+            flag[: k - 1] |= pair
+            if hi < stop and data[hi - 1] == 32 and data[hi] == 32:
+                flag[k - 1] = True
+        high = block.max() >= 128
+        if high:
+            np.logical_or(flag[:k], block >= 128, out=flag[:k])
+        if high or flag[:k].any():
             # One OR per string over its bytes in this block: the cost stays linear in the bytes however
             # many are flagged (an upper-case digest column flags nearly all of them).
             # Scalars of the offsets' own type: a Python int would cast the whole array on every call.
