@@ -33,6 +33,7 @@ from auditor.code.masks import (
     mask_span,
     mask_union,
     negated_conjuncts,
+    opened,
     period_after,
 )
 from auditor.code.replicates import counters
@@ -1842,6 +1843,8 @@ class Frames(WalkState):
         const = self.ev(node).const
         if isinstance(const, int) and not isinstance(const, bool):
             return ("" if const >= 0 else "<end>", const, closed)
+        if isinstance(node, ast.BinOp) and self.plain_number(node.right) is None:
+            node = opened(node)  # `len(df) - (n_test - n_val)`: `len(df) - n_test + n_val`, its terms in a row
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) and depth < _BOUND_DEPTH:
             step = self.plain_number(node.right)  # `cut - 24 * 7`: a number of constants, folded
             base = self._bound(node.left, closed, depth + 1, upper, named)

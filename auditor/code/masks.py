@@ -200,6 +200,20 @@ def _members_of_slice(expr: ast.expr, query: frozenset[str] | None) -> tuple[tup
     return tuple(pieces) or None
 
 
+def opened(node: ast.expr) -> ast.expr:
+    """A sum with its last term's parentheses opened: `n - (a - b)` is `n - a + b`, `n - (a + b)` is `n - a - b`
+    and `n + (a - b)` is `n + a - b`, so its terms line up with another bound's (``node`` itself otherwise)."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub)):
+        return node
+    inner = node.right
+    if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.Add | ast.Sub)):
+        return node
+    flipped = isinstance(node.op, ast.Sub)
+    op = (ast.Add() if isinstance(inner.op, ast.Sub) else ast.Sub()) if flipped else inner.op
+    first = ast.copy_location(ast.BinOp(left=node.left, op=node.op, right=inner.left), node)
+    return ast.copy_location(ast.BinOp(left=first, op=op, right=inner.right), node)
+
+
 def _position_at(node: ast.expr) -> tuple[str, float]:
     """A slice's bound as a position: counted from the start when a whole number not below zero, from the end
     when below (each ordered against its own kind only); a name only equal to itself."""
@@ -208,13 +222,7 @@ def _position_at(node: ast.expr) -> tuple[str, float]:
         return ("", whole)
     if whole is not None:  # `ids[-30:]`: counted from the end, ordered against other such positions only
         return ("from the end", whole)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.BinOp):
-        inner = node.right
-        if isinstance(inner.op, ast.Add | ast.Sub):  # `n - (a - b)` is `n - a + b`, `n - (a + b)` is `n - a - b`
-            flipped = ast.Add() if isinstance(inner.op, ast.Sub) else ast.Sub()
-            node = ast.BinOp(
-                left=ast.BinOp(left=node.left, op=ast.Sub(), right=inner.left), op=flipped, right=inner.right
-            )
+    node = opened(node)
     step = _whole(node.right) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub) else None
     if isinstance(node, ast.BinOp) and step is not None:
         # `ids[:len(ids) - n_test + 50]`: 50 past the position `len(ids) - n_test` another slice starts at

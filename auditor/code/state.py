@@ -351,9 +351,8 @@ class WalkState(ABC):
             return self.before_end(made, sequence, depth + 1) if made is not None else None
         if not (isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add | ast.Sub)):
             return None
-        back = self.ev(end.right).const if isinstance(end.right, ast.Name) else None
-        if back is None and isinstance(end.right, ast.Constant):
-            back = end.right.value
+        # a number written, held in a name or made of them (`n - (N_TEST - WARMUP)`): what the walk folds it to
+        back = self.ev(end.right).const if _of_names_and_numbers(end.right) else None
         if not isinstance(back, int) or isinstance(back, bool):
             return None
         inner = self.before_end(end.left, sequence, depth + 1) if depth < 4 else None
@@ -764,6 +763,14 @@ def _unpacked_alike(target: ast.expr, value: ast.expr) -> bool:
         and isinstance(value, ast.Tuple | ast.List)
         and len(target.elts) == len(value.elts)
         and not any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts))
+    )
+
+
+def _of_names_and_numbers(node: ast.expr) -> bool:
+    """Whether ``node`` is arithmetic of names and numbers only (`N_TEST - WARMUP`), which evaluating cannot change."""
+    return all(
+        isinstance(n, ast.Name | ast.Constant | ast.BinOp | ast.UnaryOp | ast.operator | ast.unaryop | ast.Load)
+        for n in ast.walk(node)
     )
 
 

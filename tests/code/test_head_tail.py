@@ -117,6 +117,34 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 """,
         [("overlap", 3)],
     ),
+    "LEAK: a share of the length held out, a warm-up in parentheses trained on": (
+        """
+    n_test, warmup = int(0.2 * len(df)), 48
+    train, test = df.iloc[:len(df) - (n_test - warmup)], df.iloc[len(df) - n_test:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 3)],
+    ),
+    "LEAK: two numbers in parentheses, 336 rows of the last part trained on": (
+        """
+    N_TEST, WARMUP = 2000, 336
+    n = len(df)
+    train, test = df.iloc[:n - (N_TEST - WARMUP)], df.iloc[n - N_TEST:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [("overlap", 4)],
+    ),
+    "a share of the length held out, a gap in parentheses before it": (
+        """
+    n_test, gap = int(0.2 * len(df)), 48
+    train, test = df.iloc[:len(df) - (n_test + gap)], df.iloc[len(df) - n_test:]
+    model = GradientBoostingRegressor().fit(train[cols], train["kwh"])
+    print(model.score(test[cols], test["kwh"]))
+""",
+        [],
+    ),
     "a share of the length held out, a gap of 48 rows before it": (
         """
     n_test = int(0.2 * len(df))

@@ -191,6 +191,22 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         + _FIT,
         [("overlap", 4)],
     ),
+    "LEAK: the extra term in parentheses, both numbers": (
+        """
+        n_test, n_val = 40, 10
+        tr = df[df.pid.isin(ids[:len(ids) - (n_test - n_val)])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [("overlap", 4)],
+    ),
+    "a gap in parentheses, both numbers": (
+        """
+        n_test, n_gap = 40, 10
+        tr = df[df.pid.isin(ids[:len(ids) - (n_test + n_gap)])]
+        te = df[df.pid.isin(ids[len(ids) - n_test:])]"""
+        + _FIT,
+        [],
+    ),
     "LEAK: the end held in a name": (
         """
         n_test = int(0.2 * len(ids))
