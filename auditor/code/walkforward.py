@@ -8,8 +8,9 @@ import ast
 
 
 def adds_to_history(node: ast.AST) -> bool:
-    """Whether the loop's body fits a model on a name (`ARIMA(history).fit()`, `m.fit(history)`) and adds to that
-    name (`history.append(obs)`, `history += [obs]`, `history = pd.concat([history, row])`)."""
+    """Whether the loop's body fits a model on a name (`ARIMA(history).fit()`, `m.fit(history)`), or forecasts from
+    it (`m.predict(np.array(history[-5:])[None, :])` of a model fitted once), and adds to that name
+    (`history.append(obs)`, `history += [obs]`, `history = pd.concat([history, row])`)."""
     if not isinstance(node, ast.For | ast.AsyncFor | ast.While):
         return False
     fitted: set[str] = set()
@@ -17,7 +18,7 @@ def adds_to_history(node: ast.AST) -> bool:
     for stmt in node.body:
         for found in ast.walk(stmt):
             if isinstance(found, ast.Call) and isinstance(found.func, ast.Attribute):
-                if found.func.attr == "fit":
+                if found.func.attr in ("fit", "predict", "forecast"):
                     fitted |= {n.id for n in ast.walk(found) if isinstance(n, ast.Name)}
                 if found.func.attr in ("append", "extend", "insert") and isinstance(found.func.value, ast.Name):
                     grown.add(found.func.value.id)

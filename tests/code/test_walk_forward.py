@@ -452,6 +452,18 @@ def test_a_model_fitted_once_forecasting_from_a_history_that_holds_the_row(
     assert found == ([] if after else [("overlap", expected)])
 
 
+@pytest.mark.parametrize("loop", ["for obs in test:", "for t, obs in enumerate(test):"])
+@pytest.mark.parametrize("after", [True, False])
+def test_a_model_fitted_once_forecasting_from_each_row_gone_over(tmp_path: Path, loop: str, after: bool) -> None:
+    """`for obs in test: history.append(obs)` beside a forecast of a model fitted once: each pass's `obs` is its
+    own row, read by the forecast when added before it, as `test[t]` of `range(len(test))` is."""
+    forecast = "    preds.append(model.predict(np.array(history[-LAGS:])[None, :])[0])"
+    added = "    history.append(obs)"
+    body = forecast + "\n" + added if after else added + "\n" + forecast
+    script = _FITTED_ONCE.replace("for t in range(len(test)):", loop).format(body=body)
+    assert leaks_found(tmp_path, HEAD, script) == ([] if after else [("overlap", 9)])
+
+
 @pytest.mark.parametrize("after", [True, False])
 def test_a_deque_history_of_the_last_rows(tmp_path: Path, after: bool) -> None:
     """`history = deque(train[-LAGS:], maxlen=LAGS)`: a list of those rows, the forecast made of it whole; the
