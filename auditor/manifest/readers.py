@@ -109,9 +109,12 @@ def read_each(
     fmt: str | None,
     dictionary: Sequence[str] = (),
     one_line: Sequence[str] = (),
+    split: str | None = None,
+    split_names: Iterable[str] = (),
 ) -> list[tuple[Path, pa.Table]]:
     """Each of ``files`` read, keeping only ``columns``, in the types the file holds; one format for all.
-    A CSV or TSV value of a ``one_line`` column (an id, a split, a key) holding a line break is refused."""
+    A CSV or TSV value of a ``one_line`` column (an id, a split, a key) holding a line break is refused, and so is
+    one of any column whose lines hold rows (a ``split`` column's names where that column is)."""
     formats = {fmt or detect_format(f) for f in files}
     if None in formats:
         unknown = next(f for f in files if (fmt or detect_format(f)) is None)
@@ -130,7 +133,7 @@ def read_each(
     if kind == "parquet":
         return _read_parquet(files, columns, dictionary)
     return [
-        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary, one_line))
+        (f, _read_csv(f, columns, "\t" if kind == "tsv" else ",", dictionary, one_line, split, split_names))
         if kind in ("csv", "tsv")
         else (f, _read_jsonl(f, columns))
         for f in files
@@ -676,7 +679,13 @@ def _lone_carriage_return(first: bytes) -> int | None:
 
 
 def _read_csv(
-    path: Path, columns: Sequence[str], delimiter: str, dictionary: Sequence[str] = (), one_line: Sequence[str] = ()
+    path: Path,
+    columns: Sequence[str],
+    delimiter: str,
+    dictionary: Sequence[str] = (),
+    one_line: Sequence[str] = (),
+    split: str | None = None,
+    split_names: Iterable[str] = (),
 ) -> pa.Table:
     names, header_bytes = _read_header(path, delimiter)
     if len(names) == 1 and delimiter == "," and "\t" in names[0]:
@@ -732,17 +741,24 @@ def _read_csv(
     _reject_repeated_header(path, kept, columns)
     _reject_reordered_header(path, kept, columns, names)
     _reject_line_breaks(path, kept, [c for c in one_line if c in columns], delimiter)
-    _reject_swallowed_rows(path, delimiter, len(names), table.num_rows)
+    _reject_swallowed_rows(path, table, delimiter, names, split, split_names)
     return kept
 
 
-def _reject_swallowed_rows(path: Path, delimiter: str, width: int, rows: int) -> None:
+def _reject_swallowed_rows(
+    path: Path, table: pa.Table, delimiter: str, names: Sequence[str], split: str | None, split_names: Iterable[str]
+) -> None:
     """Refuse a quote that swallows rows in any column, read or not: `4,dan,test,"2` opens a value that runs on
     over the next lines, so rows that hold a leak are read as text of another row's note, unseen. A value may
-    span lines (a note with a line break); its lines are rows of their own only when each has the header's
-    number of fields, or when its quote is never closed."""
-    if width < 2 or _line_breaks(path) <= rows + 1:
+    span lines (a note with a line break); a line of it is a row of its own when, read alone, it holds a split name
+    (of the file or ``split_names``, the config's) where the split column is, and the value is rows when each of
+    its lines has the header's number of fields; a quote never closed swallows every line after it."""
+    width = len(names)
+    if width < 2 or _line_breaks(path) <= table.num_rows + 1:
         return  # every row on its line (and blank lines only): no value spans lines
+    at = names.index(split) if split is not None and split in names else None
+    splits = set(_split_names(table[split])) if at is not None and split in table.column_names else set()
+    splits |= {n.strip() for n in split_names if n.strip()}
     with _open_text(path) as stream:
         text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
         taken: list[str] = []
@@ -758,19 +774,42 @@ def _reject_swallowed_rows(path: Path, delimiter: str, width: int, rows: int) ->
         for _ in reader:
             start, end = end + 1, reader.line_num
             raw, taken[:] = list(taken), []
-            if len(raw) > 1 and all(line.rstrip("\r\n").count(delimiter) == width - 1 for line in raw):
-                shown = raw[1].rstrip("\r\n")
+            if len(raw) < 2:
+                continue
+            rows = [i for i, line in enumerate(raw[1:], start=1) if _reads_as_row(line, delimiter, width, at, splits)]
+            if rows or all(line.rstrip("\r\n").count(delimiter) == width - 1 for line in raw):
+                first = rows[0] if rows else 1
+                shown = raw[first].rstrip("\r\n")
                 shown = shown if len(shown) <= 60 else shown[:59] + "…"
+                why = (
+                    f"line {start + first} inside it reads as a row of its own ({shown!r})"
+                    if rows
+                    else f"each of its lines has the header's {width} fields (line {start + 1}: {shown!r})"
+                )
                 raise ManifestError(
-                    f"{path}:{start}: a quoted value runs from line {start} to line {end}, and each of those lines "
-                    f"has the header's {width} fields (line {start + 1}: {shown!r}): rows read as part of one value "
-                    f"are left out of the audit; check the quotes on line {start}"
+                    f"{path}:{start}: a quoted value runs from line {start} to line {end}, and {why}: rows read as "
+                    f"part of one value are left out of the audit; check the quotes on line {start}"
                 )
     if len(raw) > 1 and "".join(raw).count('"') % 2:
         raise ManifestError(
             f"{path}:{start}: a quote opened on line {start} is never closed, so lines {start}-{end} would be read "
             "as one value: check the quotes on that line"
         )
+
+
+def _split_names(values: pa.ChunkedArray) -> list[str]:
+    """The distinct split names a column holds, as text (blank ones left out)."""
+    found = values.unique() if not pa.types.is_dictionary(values.type) else pc.unique(values.cast(pa.string()))
+    return [str(v).strip() for v in found.to_pylist() if v is not None and str(v).strip()]
+
+
+def _reads_as_row(line: str, delimiter: str, width: int, at: int | None, splits: set[str]) -> bool:
+    """Whether one line, read alone, is a row of the file: as many fields as the header (one fewer or more
+    tolerated), and a split name of the file where the split column is."""
+    if at is None or not splits:
+        return False
+    fields = next(csv.reader([line.rstrip("\r\n")], delimiter=delimiter), [])
+    return abs(len(fields) - width) <= 1 and at < len(fields) and fields[at].strip() in splits
 
 
 def _line_breaks(path: Path) -> int:

@@ -378,8 +378,8 @@ def maybe_changed(chunk: pa.Array) -> np.ndarray:
             np.logical_or(flag[:k], block < 32, out=flag[:k])
         np.equal(block, np.uint8(32), out=space[:k])
         if space[:k].any():
-            pair = space[: k - 1] & space[1:k]
-            flag[: k - 1] |= pair
+            doubled = space[: k - 1] & space[1:k]
+            flag[: k - 1] |= doubled
             if hi < stop and data[hi - 1] == 32 and data[hi] == 32:
                 flag[k - 1] = True
         high = block.max() >= 128

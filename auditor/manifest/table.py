@@ -791,9 +791,11 @@ def _read_manifest(
         # One train / holdout / unused text per fold and row: as strings 448 MB at 10M rows, as codes 191 MB.
         dictionary_columns += list(folds.columns)
     parts: list[tuple[Path, pa.Table]] = []
+    roles = loaded.config.splits
+    named_splits = [*roles.train, *(roles.holdout or [])]  # what a row swallowed by a stray quote may be of
     for split, fs in groups:
         try:
-            read = read_each(fs, columns, spec.format, dictionary_columns, _one_line(named))
+            read = read_each(fs, columns, spec.format, dictionary_columns, _one_line(named), spec.split, named_splits)
         except MissingColumnsError as exc:
             raise ManifestError(explain_missing(exc, named, loaded)) from None
         for f, table in read:

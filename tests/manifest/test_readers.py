@@ -669,9 +669,46 @@ def test_rows_swallowed_by_a_quote_in_a_column_not_read_are_refused(tmp_path: Pa
     else:
         (tmp_path / name).write_text(text)
     with pytest.raises(
-        ManifestError, match=r"m\.(csv|tsv)(\.gz)?:4: a quoted value runs from line 4 to line 6, and each"
+        ManifestError, match=r"m\.(csv|tsv)(\.gz)?:4: a quoted value runs from line 4 to line 6, and line 5"
     ):
         load(tmp_path, {"path": name, "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+@pytest.mark.parametrize(
+    ("swallowed", "line"),
+    [
+        ("5,alice,test,x\n\n6,alice,test,y\nend", 5),  # a blank line and a short line among them
+        ("5,alice,test,x,extra\nend", 5),  # a row with one field too many
+        ('5,alice,test,""a, b""\n7,x,test,y', 5),  # a row whose own note was quoted
+        ("\nstill the note\n5,alice,test,x", 7),  # the row after lines of text
+    ],
+)
+def test_a_row_among_the_lines_a_stray_quote_swallows_is_refused(tmp_path: Path, swallowed: str, line: int) -> None:
+    """One line of a quoted value that reads as a row (a split name where the split column is) is enough."""
+    text = f'sid,writer,split,label\n1,alice,train,1\n2,bob,train,2\n4,dan,test,"2\n{swallowed}"\n9,z,test,3\n'
+    (tmp_path / "m.csv").write_text(text)
+    with pytest.raises(ManifestError, match=rf"m\.csv:4: a quoted value runs from line 4 .* line {line} inside it"):
+        load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+
+
+def test_a_swallowed_row_of_a_split_only_the_config_names_is_refused(tmp_path: Path) -> None:
+    # every test row is inside the quote: the file's own split column holds no `test`, the config does
+    text = 'sid,writer,split,label\n1,alice,train,1\n2,bob,val,2\n4,dan,val,"2\n5,alice,test,1 and more\nend"\n'
+    (tmp_path / "m.csv").write_text(text)
+    with pytest.raises(ManifestError, match=r"m\.csv:4: .* line 5 inside it reads as a row"):
+        load(
+            tmp_path,
+            {"path": "m.csv", "split": "split", "id": "sid"},
+            keys={"groups": ["writer"]},
+            splits={"train": ["train"], "holdout": ["val", "test"]},
+        )
+
+
+def test_a_note_whose_lines_hold_commas_but_no_split_name_is_read(tmp_path: Path) -> None:
+    text = 'sid,writer,split,note\n1,a,train,x\n2,b,test,"csv dump:\na,b,c,d\ne,f\nend"\n3,c,test,z\n'
+    (tmp_path / "m.csv").write_text(text)
+    m = load(tmp_path, {"path": "m.csv", "split": "split", "id": "sid"}, keys={"groups": ["writer"]})
+    assert m.n_rows == 3
 
 
 def test_a_quote_never_closed_is_refused_where_it_opens(tmp_path: Path) -> None:
