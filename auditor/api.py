@@ -361,11 +361,11 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     try:
         try:
             table = pa.Table.from_pandas(picked, preserve_index=False)
-        except (pa.ArrowException, ValueError, TypeError):
-            mixed = [c for c in picked.columns if _mixed_scalars(picked[c])]
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            mixed = [c for c in picked.columns if _scalars_only(picked[c])]
             if not mixed:
                 raise
-            # 7 beside "v" in one object column: a file holds both as text, so these rows are read as text too
+            # 7 beside "v", or 2**64, in an object column: a file holds them as text, so these rows are read so too
             table = pa.Table.from_arrays(
                 [
                     _as_text(picked[c]) if c in mixed else pa.Table.from_pandas(picked[[c]], preserve_index=False)[0]
@@ -373,7 +373,7 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
                 ],
                 names=[str(c) for c in picked.columns],
             )
-    except (pa.ArrowException, ValueError, TypeError) as exc:
+    except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         _reject_pandas_header_rows(frame, [labels[c] for c in wanted], argument)  # numbers, and a header row's text
         raise ManifestError(
             f"{argument}: cannot read {_culprit(frame, labels, wanted)} as Arrow ({exc}); expected one text, number "
@@ -385,16 +385,14 @@ def _from_pandas(frame: Any, columns: Sequence[str], argument: str) -> pa.Table:
     return table.rename_columns(wanted).replace_schema_metadata(None)
 
 
-def _mixed_scalars(series: Any) -> bool:
-    """Whether a pandas object column holds text beside numbers or flags (`[7, "v", "7"]`), and nothing else."""
+def _scalars_only(series: Any) -> bool:
+    """Whether a pandas object column holds only texts and numbers (`[7, "v", "7"]`, or integers past 64 bits),
+    which a file holds as text."""
     import numbers
 
     if series.dtype != object:
         return False
-    kinds = {
-        str if isinstance(v, str) else numbers.Number for v in series.dropna() if isinstance(v, str | numbers.Number)
-    }
-    return kinds == {str, numbers.Number} and all(isinstance(v, str | numbers.Number) for v in series.dropna())
+    return all(isinstance(v, str | numbers.Number) for v in series.dropna())
 
 
 def _is_extension(kind: pa.DataType) -> bool:
@@ -452,7 +450,7 @@ def _culprit(frame: Any, labels: dict[str, Any], wanted: list[str]) -> str:
     for name in wanted:
         try:
             pa.Array.from_pandas(frame[labels[name]])
-        except (pa.ArrowException, ValueError, TypeError, UnicodeError):
+        except (pa.ArrowException, ValueError, TypeError, UnicodeError, OverflowError):
             return f"column '{name}'"
     return "the columns"
 
@@ -747,7 +745,7 @@ def _array_features(X: Any, argument: str) -> dict[str, pa.Array]:
         )
     try:
         return {f"X[:, {j}]": pa.array(np.ascontiguousarray(array[:, j])) for j in range(array.shape[1])}
-    except (pa.ArrowException, ValueError, TypeError) as exc:
+    except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         raise ArgumentError(f"{argument}: cannot read X's columns as features: {exc}") from None
 
 
@@ -884,5 +882,5 @@ def _values(value: Any, argument: str) -> pa.Array:
         if array.ndim != 1:
             raise ArgumentError(f"{argument}: expected one value per row, got an array of shape {array.shape}")
         return pa.array(array, from_pandas=True)
-    except (pa.ArrowException, ValueError, TypeError) as exc:
+    except (pa.ArrowException, ValueError, TypeError, OverflowError) as exc:
         raise ArgumentError(f"{argument}: cannot read the values as one column: {exc}") from None

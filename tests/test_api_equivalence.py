@@ -144,22 +144,29 @@ def test_a_frame_reports_what_its_file_reports(options: str, fmt: str, tmp_path:
         assert largest.evidence["reviewed"] == {"writer": {"values": ["w5"], "spellings_apart": []}}
 
 
-def test_a_column_of_numbers_beside_text_reports_what_its_csv_reports(tmp_path: Path) -> None:
-    """An object column holding 7.0, 8, "7", "8" and "v" (and a missing value) is text in a CSV: in code it is read
-    as that text too, not refused, so 8 is shared by train and test, and 7.0 and "7" are one writer spelled two
-    ways."""
+@pytest.mark.parametrize(
+    "writers",
+    [
+        [7.0, 8, None, "7", "v", "8"],  # 8 shared; 7.0 and "7" one writer spelled two ways
+        [2**63 + 5, 8, None, str(2**63 + 5), 7.0, 8],  # an integer past 64 bits beside its text
+        [2**64, 2**63 + 1, None, 2**64, 7.0, 2**63 + 1.0],  # integers past 64 bits only
+    ],
+)
+def test_a_column_of_numbers_beside_text_reports_what_its_csv_reports(tmp_path: Path, writers: list[Any]) -> None:
+    """An object column of texts and numbers Arrow holds in no one type is text in a CSV: in code it is read as that
+    text too, not refused."""
     frame = pd.DataFrame(
         {
             "sid": ["a", "b", "c", "d", "e", "f"],
             "split": ["train", "train", "val", "test", "test", "test"],
-            "writer": [7.0, 8, None, "7", "v", "8"],
+            "writer": pd.Series(writers, dtype=object),
         }
     )
     sections = {"keys": {"groups": ["writer"]}}
     from_file = file_form(tmp_path, frame, {"id": "sid", "split": "split"}, sections, "csv")
     in_code = auditor.audit(frame, id="sid", split="split", only=STAGES, **sections)
     assert summary(in_code) == summary(from_file)
-    assert {"GRP001", "GRP005"} <= _codes(in_code) and in_code.exit_code == 1
+    assert "GRP001" in _codes(in_code) and in_code.exit_code == 1
 
 
 def test_an_arrow_table_takes_the_same_columns_as_its_frame(tmp_path: Path) -> None:
