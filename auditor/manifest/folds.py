@@ -258,13 +258,12 @@ def _fold_ids(values: pa.ChunkedArray, column: str, where: str, file: Path) -> t
                     f"{file}: fold column '{column}' (named at {where}) holds fractional numbers ({fractional!r}); "
                     "expected fold ids (integers or names)"
                 )
-            order = sorted(range(len(raw)), key=lambda i: values_of[i])
-            ids = [str(int(values_of[i])) for i in order]
-            if len(set(ids)) < len(ids):  # '1' and '1.0': one fold spelt two ways
-                raise ManifestError(
-                    f"{file}: fold column '{column}' (named at {where}) spells one fold id two ways "
-                    f"({', '.join(repr(raw[i]) for i in order)}); expected one spelling per fold"
-                )
+            # '2' and '2.0' are one fold spelled two ways: each spelling takes the place of its number
+            numbers = sorted({int(v) for v in values_of})
+            place = {n: i for i, n in enumerate(numbers)}
+            ids = [str(n) for n in numbers]
+            rank = np.array([place[int(v)] for v in values_of], dtype=np.int64)
+            return ids, _coded(encoded, rank)
         else:
             order = sorted(range(len(raw)), key=lambda i: raw[i])
             ids = [str(raw[i]) for i in order]
@@ -274,10 +273,15 @@ def _fold_ids(values: pa.ChunkedArray, column: str, where: str, file: Path) -> t
         )
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
+    return ids, _coded(encoded, rank)
+
+
+def _coded(encoded: pa.DictionaryArray, rank: np.ndarray) -> np.ndarray:
+    """Each row's fold: the place ``rank`` gives its dictionary entry (-1 for a row with none)."""
     indices = encoded.indices.to_numpy(zero_copy_only=False)
     mask = encoded.indices.is_null().to_numpy(zero_copy_only=False)
     codes = np.where(mask, -1, rank[np.where(mask, 0, indices).astype(np.int64)] if len(rank) else -1)
-    return ids, codes.astype(np.int64)
+    return codes.astype(np.int64)
 
 
 def _dense_ids(values: pa.ChunkedArray) -> tuple[list[str], np.ndarray] | None:

@@ -123,6 +123,14 @@ def test_fold_ids_of_mixed_types_are_refused(tmp_path: Path) -> None:
     assert "mixes numbers and names" in message and "'fold'" in message
 
 
+def test_one_fold_id_spelled_as_an_integer_and_a_float_is_one_fold(tmp_path: Path) -> None:
+    """`2` and `2.0` in a text column are one fold, as a value spelled two ways is one value."""
+    loaded = _load(tmp_path, {"fold": ["1", "1", "2.0", "2", "3", "3.0"]}, {"folds": "fold"})
+    m = load_manifest(loaded)
+    assert m.folds is not None and m.folds.folds == ("fold 1", "fold 2", "fold 3")
+    assert m.split.labels(m.split.codes) == ["fold 1", "fold 1", "fold 2", "fold 2", "fold 3", "fold 3"]
+
+
 def test_fractional_fold_ids_are_refused(tmp_path: Path) -> None:
     message = _error(tmp_path, {"fold": [0.5, 1.0, 2.0]}, {"folds": "fold"})
     assert "fractional" in message
