@@ -45,6 +45,7 @@ from auditor.code.values import (
     Value,
     argument,
     counts_from,
+    data_of,
     is_given,
     join_all,
     join_datas,
@@ -1060,7 +1061,9 @@ class Estimators(WalkState):
             return given.data
         if not all(self.record.objects[o].qualname == CONTAINER for o in given.objects):
             return None
-        each = self.iterate(given).data
+        element = self.iterate(given)
+        # list(zip(test.user, test.item)): each element a tuple of one row's values, the rows of each column
+        each = element.data if element.data is not None or element.items is None else data_of(list(element.items))
         return replace(each, each_row=False) if each is not None and each.each_row else None
 
     def _fit(

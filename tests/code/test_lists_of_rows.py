@@ -85,3 +85,23 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
 def test_lists_of_rows(tmp_path: Path, case: str) -> None:
     body, expected = CASES[case]
     assert leaks_found(tmp_path, HEAD, body) == expected
+
+
+_ZIPPED = """
+import pandas as pd
+from sklearn.linear_model import LinearRegression
+from sklearn.metrics import mean_squared_error
+ratings = pd.read_csv("ratings.csv")
+train = ratings[ratings["day"] <= {end}]
+test = ratings[ratings["day"] >= 100]
+m = LinearRegression().fit(train[["user_mean", "item_mean"]], train["rating"])
+rows = list(zip(test.user_mean, test.item_mean))
+print(mean_squared_error(test["rating"], m.predict(rows)))
+"""
+
+
+@pytest.mark.parametrize(("end", "expected"), [(120, [("overlap", 7)]), (99, [])])
+def test_a_list_of_zipped_columns_given_to_predict_is_those_rows(tmp_path: Path, end: int, expected: list) -> None:
+    """`m.predict(list(zip(test.a, test.b)))`: each element is one row's values, so the predictions are of the test
+    rows (shared with the training rows when the cuts overlap), as a comprehension over the zip's are."""
+    assert leaks_found(tmp_path, "", _ZIPPED.format(end=end)) == expected

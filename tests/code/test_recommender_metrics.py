@@ -148,6 +148,12 @@ data = Dataset.load_from_df(pd.read_csv("r.csv")[["u", "i", "r"]], Reader(rating
             "best = min(res, key=res.get)\n",
             ["multi_test"],
         ),
+        # fitted on every rating, scored on a test set written as a list of zipped columns of some of them
+        (
+            "df = pd.read_csv('r.csv')\ntest = df[df.day >= 100]\nalgo = SVD().fit(data.build_full_trainset())\n"
+            "print(accuracy.rmse(algo.test(list(zip(test.u, test.i, test.r)))))\n",
+            ["overlap"],
+        ),
         # fitted on the training ratings, scored once on the held-out ones; a training score; a refit to serve
         (
             "trainset, testset = train_test_split(data, test_size=0.2)\nalgo = SVD().fit(trainset)\n"
