@@ -470,7 +470,7 @@ class Frames(WalkState):
             by = data.group_key if per_group else frozenset()
             fid = self.fit(node, what, learns, Strength.STATISTICS, data, by=by)
             if data.grouped and name == "transform":
-                return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+                return Value(data=_group_statistic(data, fid))
             if data.grouped and data.group_key:
                 # orders.groupby("customer_id")[["n", "y"]].max(): a table of one row per group, to look values up
                 # in (the statistic) or to split and learn from as rows of its own
@@ -509,7 +509,7 @@ class Frames(WalkState):
         if data.grouped and name == "transform":
             what = f"{self.text(node.func)}()"
             fid = self.fit(node, what, PER_GROUP, Strength.STATISTICS, data, by=data.group_key)
-            return Value(data=replace(data, fits=data.fits | {fid}, grouped=False))
+            return Value(data=_group_statistic(data, fid))
         if name == "resample" and args:  # df.resample("W"): its rows, to be aggregated a period at a time
             return Value(data=replace(self.with_fits(data, stats), mask=None, grouped=False))
         if name in ("groupby", "group_by"):  # pandas, polars
@@ -2566,6 +2566,13 @@ class _Substituted(ast.NodeTransformer):
         if value is None:
             return node
         return ast.copy_location(value if isinstance(value, ast.expr) else ast.Constant(value), node)
+
+
+def _group_statistic(data: Data, fid: int) -> Data:
+    """`g["units"].transform("mean")`: each row's group's statistic, a value of the group's keys looked up in what
+    the fit ``fid`` learned (as `.map(means)` is), not the row's own value of the column: a mean of the label is a
+    target encoding, leaking as its fit does (the rows it learned from), not a label among the features."""
+    return replace(data, fits=data.fits | {fid}, grouped=False, sources=data.group_key)
 
 
 def _flag_kept(data: Data, rows_node: ast.expr, value: Value) -> str | None:

@@ -319,14 +319,14 @@ class _Rules:
             )
             # `X.mean() and X.std() learn ...`: the verb agrees with the statistics named
             learns = "learn" if len({self.r.fits[f].what for f in fids}) > 1 else "learns"
+            learned = self._of_the_label(fit, evaluations)
             message = (
-                f"{fit.what}{inside} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
-                f"which include {saw}: {landed}"
+                f"{fit.what}{inside} {learns} {learned} from {self._rows_text(fit.rows)}, which include {saw}: {landed}"
             )
             fix = _fix(_PREPROCESSING_FIX, _PREPROCESSING_FIX_STATISTIC, fit.what)
             if all(f in refitted for f in fids):
                 message = (
-                    f"{fit.what}{inside} {learns} {fit.learns} from {self._rows_text(fit.rows)}, "
+                    f"{fit.what}{inside} {learns} {learned} from {self._rows_text(fit.rows)}, "
                     f"the very rows scored at {self.where(first.site)} ({first.what}), not from the training rows: "
                     "the scored rows are transformed with statistics of their own, which new rows met one at a time "
                     "would not have."
@@ -399,6 +399,14 @@ class _Rules:
             for c in self.r.evaluations.values()
             if c.cross_validation and c.what == "cross_val_predict" and c.models and c.models <= e.models
         ]
+
+    def _of_the_label(self, fit: Fit, evaluations: list[Evaluation]) -> str:
+        """What a fit learns, said as a target encoding when it is a statistic per group of a label the scored models
+        predict (`df.groupby("store")["units"].transform("mean")`): worse than one of a feature, so named."""
+        if fit.learns != PER_GROUP or fit.data is None:
+            return fit.learns
+        labels = sorted(fit.data.sources & frozenset().union(*(self._labels_of(e) for e in evaluations)))
+        return f"a statistic per group of the label '{labels[0]}' (a target encoding)" if labels else fit.learns
 
     def _labels_of(self, e: Evaluation) -> frozenset[str]:
         """The label columns the models scored by ``e`` were trained to predict."""

@@ -57,7 +57,7 @@ CASES: dict[str, tuple[str, list[tuple[str, int, bool]]]] = {
     model = LogisticRegression()
 """
         + _SPLIT_AND_SCORE,
-        [("label_in_features", 5, True), ("preprocessing", 1, True)],
+        [("preprocessing", 1, True)],
     ),
 }
 

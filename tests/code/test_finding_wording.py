@@ -206,3 +206,14 @@ print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
 """
     [message] = _messages(tmp_path, named)
     assert "'goals' is among the features: the model" in message
+
+
+def test_a_statistic_per_group_of_the_label_is_said_to_be_a_target_encoding(tmp_path: Path) -> None:
+    """`groupby(...)["goals"].transform("mean")` over every row: one finding, which names the label it encodes."""
+    body = """
+df["team_goals"] = df.groupby("team")["goals"].transform("mean")
+X_tr, X_te, y_tr, y_te = train_test_split(df[["team_goals", "odds"]], df["goals"], random_state=0)
+print(mean_absolute_error(y_te, Ridge().fit(X_tr, y_tr).predict(X_te)))
+"""
+    [message] = _messages(tmp_path, body)
+    assert "learns a statistic per group of the label 'goals' (a target encoding) from all rows of" in message

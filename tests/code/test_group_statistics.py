@@ -260,7 +260,7 @@ CUTS: dict[str, tuple[str, list[tuple[str, int]]]] = {
     ),
     "LEAK: a statistic of the label per day, the rows cut at a date": (
         _CUT.format(key='"date"', column='"y"', train=_BEFORE, test=_AFTER),
-        [("label_in_features", 5), ("preprocessing", 2)],
+        [("preprocessing", 2)],
     ),
 }
 

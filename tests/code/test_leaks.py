@@ -1215,6 +1215,7 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         """,
         [("preprocessing", 2)],
     ),
+    # a group's mean of the label is a target encoding: one leak, of the rows it learned from (not the label itself)
     "a target encoding stored beside the target stays when the target is dropped": (
         """
         df = pd.read_csv("d.csv")
@@ -1222,7 +1223,29 @@ CASES: dict[str, tuple[str, list[tuple[str, int]]]] = {
         X_tr, X_te, y_tr, y_te = train_test_split(df.drop(columns=["y", "city"]), df["y"])
         print(LogisticRegression().fit(X_tr, y_tr).score(X_te, y_te))
         """,
-        [("preprocessing", 2), ("label_in_features", 4)],
+        [("preprocessing", 2)],
+    ),
+    "a target encoding of the training part's groups, looked up for the test part": (
+        """
+        df = pd.read_csv("d.csv")
+        tr, te = train_test_split(df, random_state=0)
+        tr, te = tr.copy(), te.copy()
+        tr["city_mean"] = tr.groupby("city")["y"].transform("mean")
+        te["city_mean"] = te["city"].map(tr.groupby("city")["y"].mean())
+        print(LogisticRegression().fit(tr[["city_mean", "a"]], tr["y"]).score(te[["city_mean", "a"]], te["y"]))
+        """,
+        [],
+    ),
+    "LEAK: a target encoding of the test part's own labels": (
+        """
+        df = pd.read_csv("d.csv")
+        tr, te = train_test_split(df, random_state=0)
+        tr, te = tr.copy(), te.copy()
+        tr["city_mean"] = tr.groupby("city")["y"].transform("mean")
+        te["city_mean"] = te.groupby("city")["y"].transform("mean")
+        print(LogisticRegression().fit(tr[["city_mean", "a"]], tr["y"]).score(te[["city_mean", "a"]], te["y"]))
+        """,
+        [("preprocessing", 5)],
     ),
     "a column computed from a scaled column keeps the scaler when the scaled one is dropped": (
         """
