@@ -20,7 +20,7 @@ from auditor.code.catalog import (
 from auditor.code.estimators import HF_TRAIN_NEW
 from auditor.code.frames import INDICATOR, in_time
 from auditor.code.library import Library
-from auditor.code.masks import instant_of
+from auditor.code.masks import a_word, instant_of
 from auditor.code.paths import path_method
 from auditor.code.state import HF_METRIC, LOCAL, MONAI_METRIC, NEIGHBOURS, NOT_SELF, PARTIAL, SBERT_EVALUATOR
 from auditor.code.values import NOTHING, Atom, Columns, Value, argument, join_all, join_datas, stats_of
@@ -346,7 +346,10 @@ class Calls(Library):
             shown = frozenset().union(*(d.sources for d in datas if d.picked))
             joined = replace(joined, numeric=joined.numeric | shown)
         texts = [isinstance(v.const, str) and instant_of(ast.Constant(v.const)) is None for v in values]
-        if cut and any(texts) and len(datas) == 1:
+        # df["Churn"] == "Yes": a column equal to a word (no number, no date written as text) holds text
+        worded = [isinstance(v.const, str) and a_word(v.const) for v in values]
+        equal = all(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
+        if ((cut and any(texts)) or (equal and any(worded))) and len(datas) == 1:
             # df["grade"] <= "B": a column ordered against a text (not a date) holds text, not numbers
             shown = frozenset(datas[0].sources) if datas[0].picked else frozenset()
             joined = replace(joined, textual=joined.textual | shown)

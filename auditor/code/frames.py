@@ -25,6 +25,7 @@ from auditor.code.catalog import (
 )
 from auditor.code.events import Obj, Site, Split
 from auditor.code.masks import (
+    a_word,
     column_of,
     complete_columns_of,
     conjuncts,
@@ -241,6 +242,8 @@ class Frames(WalkState):
         if attr in ("values", "array", "T", "str", "dt", "cat", "loc", "iloc", "at", "iat"):
             if attr == "T":  # df.T, as df.transpose(): a table whose columns were its rows' labels
                 return Value(data=data.turned())
+            if attr == "str" and data.picked:  # df["Churn"].str: pandas gives text columns alone this accessor
+                return Value(data=replace(data, textual=data.textual | data.sources))
             return Value(data=data)
         if attr in _TABLE_ATTRIBUTES or attr.startswith("_"):
             return NOTHING
@@ -955,7 +958,10 @@ class Frames(WalkState):
             # the list a name holds written out, or the slice of a sequence it holds (`set(ids[:30])`)
             text = self.whole(self.members_written(_members_written(node, args)))
             outside = (f"~({text})", taken) if taken else None
-            return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside))
+            worded = other.items is not None and any(isinstance(i.const, str) and a_word(i.const) for i in other.items)
+            # df["Churn"].isin(["Yes", "yes"]): a column whose values are tested against words holds text
+            textual = data.textual | (data.sources if worded and data.picked else frozenset())
+            return Value(data=replace(data, mask=text, predicted=frozenset(), outside=outside, textual=textual))
         if name == "difference" and len(args) == 1 and _is_index(receiver) and other.parts and other.data is not None:
             rest = complement(data.rows, other.data.rows)
             if rest is None:

@@ -646,3 +646,15 @@ def _reduced(expr: ast.expr, reduction: str) -> tuple[str, ast.expr] | None:
 
 def _within_rows(axis: ast.expr) -> bool:
     return isinstance(axis, ast.Constant) and axis.value in (1, "columns")
+
+
+def a_word(text: str) -> bool:
+    """Whether a text holds a letter and reads as no number or instant (`"Yes"`, `"churned"`; not `"1"`, `"2023-01"`):
+    a column compared equal to it holds text."""
+    if not any(c.isalpha() for c in text) or instant_of(ast.Constant(text)) is not None:
+        return False
+    try:
+        float(text)
+    except ValueError:
+        return True
+    return False  # "1e3", "nan", "inf": numbers pandas would read
