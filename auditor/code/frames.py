@@ -1344,7 +1344,11 @@ class Frames(WalkState):
                 # y_te[np.argsort(-p)[:k]]: the labels of the rows a model ranks first, a score of them (their mean
                 # a precision at k), at the cut the slice sets
                 tuned = index.data.tuned if index.data is not None else frozenset()
-                picked = replace(picked, data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned))
+                # y[order][:k] too: the labels in the model's order, so a head of them is the rows ranked first
+                picked = replace(
+                    picked,
+                    data=replace(picked.data, against_truth=True, predicted=ranked, tuned=tuned, ranked=ranked),
+                )
             out = out.join(picked)
         return out
 
@@ -1590,7 +1594,9 @@ class Frames(WalkState):
             and (index.data.mask is not None or index.data.against_truth)
             and cols_node is None
         )
-        return Value(data=replace(selected, mask=None, against_truth=compared))
+        # yy[:k] of `yy = y[order]`: the labels of the k rows ranked first, as y[order[:k]] is
+        head = data.against_truth and bool(data.ranked) and isinstance(rows_node, ast.Slice) and cols_node is None
+        return Value(data=replace(selected, mask=None, against_truth=compared or head))
 
     def _offset_from_loop(self, node: ast.expr) -> int | None:
         """k in `i - k` or `i + k` (k a whole number, not 0) where i is a name of no known value: a loop's position."""

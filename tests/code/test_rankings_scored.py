@@ -122,3 +122,31 @@ def test_an_uplift_of_the_top_ranked_rows_is_a_score(
     treatment flag ranked the same way, are still those labels, so their mean scores the model."""
     found = leaks_found(tmp_path, HEAD, _UPLIFT.format(scored=scored, uplift=uplift, then=then))
     assert found == expected
+
+
+_HEADS = """
+        train, test = train_test_split(df, test_size=0.3, random_state=1)
+        m = LogisticRegression().fit(train[["recency", "freq"]], train["converted"])
+        y = {scored}["converted"].values
+        order = np.argsort(-m.predict_proba({scored}[["recency", "freq"]])[:, 1])
+        yy = y[order]
+        rates = [yy[: int(f * len(yy))].mean() for f in (0.1, 0.2, 0.3)]
+        {then}
+        """
+
+
+@pytest.mark.parametrize(
+    ("scored", "then", "expected"),
+    [
+        ("test", "best = (0.1, 0.2, 0.3)[int(np.argmax(rates))]", [("multi_test", 6)]),
+        ("train", "best = (0.1, 0.2, 0.3)[int(np.argmax(rates))]", []),
+        ("test", "print(rates)", []),
+    ],
+    ids=["LEAK: the share kept by the test rate", "kept on the training rows", "every rate printed"],
+)
+def test_a_head_of_the_labels_in_the_models_order_is_a_ranking_scored(
+    tmp_path: Path, scored: str, then: str, expected: list[tuple[str, int]]
+) -> None:
+    """`yy[:k]` of `yy = y[order]`: the labels of the k rows the model ranks first, as `y[order[:k]]` is, so a
+    share kept by their rate is chosen on the rows scored."""
+    assert leaks_found(tmp_path, HEAD, _HEADS.format(scored=scored, then=then)) == expected
