@@ -61,6 +61,8 @@ def parse_times(column: pa.ChunkedArray, name: str, epoch_unit: str = "s", basic
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         if basic_dates and eight_digits(column):
             return Times(_basic_dates(_integer_text(column), name, epoch_unit))
+        if basic_dates:
+            _refuse_dates_beside_epochs(column, name)
         return Times(_from_numbers(column, name, epoch_unit), epoch=True)
     if pa.types.is_string(t) or pa.types.is_large_string(t):
         return _parse_text(column, name, epoch_unit, basic_dates)
@@ -152,6 +154,53 @@ def eight_digits(column: pa.ChunkedArray) -> bool:
     return pa.types.is_integer(column.type) or bool(pc.all(pc.equal(pc.floor(valid), valid)).as_py())
 
 
+def _refuse_dates_beside_epochs(column: pa.ChunkedArray, name: str) -> None:
+    """Refuse eight-digit dates (20240401) beside other numbers (epoch seconds, 1714435200) in one column: read as
+    epoch numbers too, the dates would be 1970 and every one of them earlier than any other row (a time leak hidden);
+    set the unit (stages.temporal_order.epoch_unit) when all are epoch numbers."""
+    numbers = _whole_numbers(column)
+    dated = dates_among(numbers)
+    if dated.any() and not eight_digit_numbers(numbers).all():
+        other = numbers[~eight_digit_numbers(numbers)][0]
+        raise StageInputError(mixed_dates_message(name, f" ({int(numbers[dated][0])}", f" ({int(other)}"))
+
+
+def mixed_dates_message(name: str, date: str = "", other: str = "") -> str:
+    """The refusal of a column of eight-digit dates beside other numbers (examples given as ` (20240401`)."""
+    return (
+        f"column '{name}' mixes eight-digit dates{date}{', ' if date else ' ('}read as YYYYMMDD) with other numbers"
+        f"{other}{', ' if other else ' ('}epoch numbers?); expected one format throughout: write the dates as epoch "
+        "numbers or the epoch numbers as dates, or set stages.temporal_order.epoch_unit if every value is an epoch "
+        "number"
+    )
+
+
+def _whole_numbers(column: pa.ChunkedArray) -> np.ndarray:
+    """The column's present whole numbers as int64 (fractions and missing values left out)."""
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    valid = _finite(column).drop_null()
+    if pa.types.is_floating(valid.type):
+        valid = valid.filter(pc.equal(pc.floor(valid), valid))
+    return np.asarray(valid.cast(pa.int64(), safe=False).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def eight_digit_numbers(numbers: np.ndarray) -> np.ndarray:
+    return (numbers >= _EIGHT_DIGITS[0]) & (numbers <= _EIGHT_DIGITS[1])
+
+
+def dates_among(numbers: np.ndarray) -> np.ndarray:
+    """Which whole numbers are eight-digit dates (YYYYMMDD from 1900, a month and a day in range)."""
+    month, day = numbers // 100 % 100, numbers % 100
+    real = (month >= 1) & (month <= 12) & (day >= 1) & (day <= 31) & (numbers // 10_000 >= 1900)
+    return eight_digit_numbers(numbers) & real
+
+
+def some_dates(column: pa.ChunkedArray) -> bool:
+    """Whether a column of numbers holds an eight-digit date (where its rows are, for a whole-column choice)."""
+    return bool(dates_among(_whole_numbers(column)).any())
+
+
 def _finite(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """A float column's NaN and infinities as nulls (missing, as `_from_numbers` reads them); others unchanged."""
     if not pa.types.is_floating(column.type):
@@ -185,6 +234,8 @@ def _parse_text(column: pa.ChunkedArray, name: str, epoch_unit: str, basic_dates
             numbers = text.cast(pa.float64())
         if basic_dates and eight_digits(numbers):  # 20240501.0: a pandas export of dates with one missing
             return Times(_basic_dates(_integer_text(numbers), name, epoch_unit))
+        if basic_dates:
+            _refuse_dates_beside_epochs(numbers, name)
         return Times(_from_numbers(numbers, name, epoch_unit), epoch=True)
     try:  # Arrow's ISO 8601 cast is fast and strict, and refuses any zone: success means no zone anywhere
         return Times(_to_int(text.cast(pa.timestamp("ns"))))

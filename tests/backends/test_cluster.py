@@ -800,6 +800,19 @@ def test_a_time_a_worker_cannot_read_is_a_stage_error_naming_the_column(cluster:
     assert "column 'ts'" in stage.error.message and "epoch_unit to ms" in stage.error.message
 
 
+def test_eight_digit_dates_beside_epoch_seconds_are_refused_on_a_cluster(cluster: Any, tmp_path: Path) -> None:
+    """Some workers' rows YYYYMMDD dates, others' epoch seconds: read as seconds the dates would be 1970, older than
+    every other row, so the column is refused on every engine, as the in-memory engine refuses it."""
+    dates = np.full(450, 20240401, dtype=np.int64)
+    seconds = np.full(450, 1_714_435_200, dtype=np.int64)
+    config = _timed_manifest(tmp_path, pa.array(np.concatenate([dates, seconds])))
+    for engine in (EngineSettings("dask", scheduler=cluster.scheduler_address), EngineSettings("memory")):
+        report = run_audit(config, only=["temporal_order"], engine=engine)
+        stage = next(s for s in report.stages if s.stage == "temporal_order")
+        assert stage.status == "error" and stage.error is not None and report.exit_code == 2
+        assert "mixes eight-digit dates" in stage.error.message and "epoch_unit" in stage.error.message
+
+
 def test_shared_upstream_on_a_cluster_codes_no_key_row_by_row_on_the_driver(
     cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

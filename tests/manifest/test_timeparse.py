@@ -6,6 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from auditor.core.errors import StageInputError
 from auditor.manifest.timeparse import NAT, format_time, parse_times
 
 
@@ -70,13 +71,29 @@ def test_eight_digits_are_dates_whatever_their_type(values: list[object]) -> Non
 @pytest.mark.parametrize(
     "values",
     [
-        [20240301, 2024030],  # seven digits among them: epoch numbers
-        [20240301.5, 20240201.0],  # a fraction: epoch numbers
-        [-20240301, 20240201],
+        [20240301.5, 20240201.5],  # fractions: epoch numbers
+        [1714435200, 1717200000],  # epoch seconds of 2024
+        [10_000_000, 99_999_999, 100_000_000],  # eight digits that are no dates (month 0, day 99) beside nine
     ],
 )
 def test_numbers_that_are_not_all_eight_digit_integers_stay_epoch_numbers(values: list[object]) -> None:
     assert parse_times(pa.chunked_array([pa.array(values)]), "t").epoch
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [20240401, 1714435200],  # a date beside epoch seconds: read as seconds it would be 1970
+        ["20240401", "1714435200"],
+        [20240301, 2024030],  # seven digits beside
+        [-20240301, 20240201],
+        [20240401.0, float("nan"), 1714435200.0],
+    ],
+)
+def test_eight_digit_dates_beside_other_numbers_are_refused(values: list[object]) -> None:
+    with pytest.raises(StageInputError, match="column 't' mixes eight-digit dates .*epoch_unit"):
+        parse_times(pa.chunked_array([pa.array(values)]), "t")
+    assert parse_times(pa.chunked_array([pa.array(values)]), "t", "s", basic_dates=False).epoch  # the unit set
 
 
 def test_eight_digits_are_epoch_numbers_when_the_unit_was_set() -> None:

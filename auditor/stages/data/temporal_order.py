@@ -241,8 +241,13 @@ class TemporalOrder(Stage):
             # Dates or epoch numbers is one choice for the whole column, not one per block of rows where they are.
             digits = np.array(
                 [p for parts in manifest.per_split(column, codes, _digit_stats).values() for p in parts], dtype=bool
-            ).reshape(-1, 2)
+            ).reshape(-1, 3)
             basic = bool(digits[:, 0].any()) and bool(digits[digits[:, 0], 1].all())
+            if not basic and digits[:, 2].any():
+                from auditor.core.errors import StageInputError
+                from auditor.manifest.timeparse import mixed_dates_message
+
+                raise StageInputError(mixed_dates_message(column))
         stats_of = partial(_time_stats, column=column, epoch_unit=unit, basic_dates=basic)
         first = manifest.per_split(column, codes, stats_of)
         stats = np.array([_summed_stats(first[c]) for c in codes], dtype=np.int64).reshape(len(codes), 3)
@@ -826,13 +831,14 @@ def _numbers(t: pa.DataType) -> bool:
 
 
 def _digit_stats(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """[has a value, every value has eight digits] of some rows of a numeric time column, where the rows are."""
+    """[has a value, every value has eight digits, some value is an eight-digit date] of some rows of a numeric
+    time column, where the rows are."""
     import numpy as np
 
-    from auditor.manifest.timeparse import eight_digits
+    from auditor.manifest.timeparse import eight_digits, some_dates
 
     chunked = _chunked(values)
-    return np.array([chunked.null_count < len(chunked), eight_digits(chunked)], dtype=bool)
+    return np.array([chunked.null_count < len(chunked), eight_digits(chunked), some_dates(chunked)], dtype=bool)
 
 
 def _time_stats(values: pa.Array | pa.ChunkedArray, column: str, epoch_unit: str, basic_dates: bool) -> np.ndarray:
