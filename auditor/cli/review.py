@@ -26,7 +26,10 @@ def diff(
         Path | None,
         typer.Option("--out", help="write diff.md, diff.json, diff.html here", metavar="DIR", parser=given_path),
     ] = None,
-    fail_on: Annotated[str | None, typer.Option("--fail-on", help="error | warning | never (default: NEW's)")] = None,
+    fail_on: Annotated[
+        str | None,
+        typer.Option("--fail-on", help="error | warning | never (default: the stricter of OLD's and NEW's)"),
+    ] = None,
     force: Annotated[bool, typer.Option("--force", help="compare reports of different manifests anyway")] = False,
 ) -> None:
     """Show what is new, resolved and persisting between two reports; exit 1 when something new fails."""

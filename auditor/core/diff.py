@@ -441,7 +441,9 @@ def diff_reports(
     notes = manifest_notes(old, new, force=force)
     pairs, added, gone = match(old.findings, new.findings)
     ran = _ran(new)
-    threshold: FailOn = fail_on or new.fail_on
+    # the stricter of the two reports' thresholds: a config that relaxed its fail_on between them does not pass a
+    # new finding the old threshold would have failed (the service gates alike); --fail-on chooses otherwise
+    threshold: FailOn = fail_on or min((old.fail_on, new.fail_on), key=("warning", "error", "never").index)
     diff = Diff(
         old=_ref(old, old_path),
         new=_ref(new, new_path),

@@ -156,6 +156,17 @@ def test_diff_exit_code_follows_fail_on_and_ignores_accepted_and_resolved() -> N
     assert diff_reports(old, accepted).exit_code == 0
 
 
+def test_a_fail_on_relaxed_in_the_new_report_does_not_pass_a_new_leak() -> None:
+    """The new config set to `fail_on: never`: the stricter of the two thresholds still counts a new error, unless
+    --fail-on says otherwise (as the service gates on the stricter too)."""
+    old = report(("group_overlap", "failed", (grp(),)))
+    relaxed = with_fail_on(report(("group_overlap", "failed", (grp(), grp(writer="site")))), "never")
+    d = diff_reports(old, relaxed)
+    assert d.fail_on == "error" and d.exit_code == 1
+    assert diff_reports(old, relaxed, fail_on="never").exit_code == 0
+    assert diff_reports(with_fail_on(old, "never"), relaxed).exit_code == 0
+
+
 def test_a_persisting_finding_that_rises_to_fail_on_fails_the_diff() -> None:
     old = report(("group_overlap", "passed", (grp(severity=Severity.WARNING),)))
     new = report(("group_overlap", "failed", (grp(severity=Severity.ERROR),)))
